@@ -1,0 +1,38 @@
+# perfalign: the two quick-start commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# llama-cpp-python builds from source; the multimodal part is not needed.
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+PIP := $(BIN)/python -m pip
+
+.PHONY: system venv install install-dev model demo test test-fast
+
+system:
+	./scripts/bootstrap-system.sh
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip wheel
+
+venv: $(BIN)/python
+
+install: system venv
+	$(PIP) install -q -e .
+
+install-dev: system venv
+	$(PIP) install -q -e '.[dev,train]'
+
+model: install
+	$(BIN)/perfalign models pull qwen2.5-coder-1.5b
+
+# Set up, then suggest a verified rewrite of an example function with the default model.
+demo: model
+	$(BIN)/perfalign optimize examples/c/row_sums.c --function row_sums --samples 4
+
+# Set up, then run the whole test suite (slow tests included).
+test: install-dev model
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: install-dev
+	$(BIN)/python -m pytest -q -m "not slow"

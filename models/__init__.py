@@ -1,0 +1,1 @@
+"""Manifests of the models perfalign serves (data only)."""

@@ -1,0 +1,75 @@
+"""The verdict: what the verifier says about one candidate (DESIGN.md, "Verdict")."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    FASTER = "faster"
+    NOT_SIGNIFICANT = "not_significant"
+    SLOWER = "slower"
+    INCORRECT = "incorrect"
+    COMPILE_ERROR = "compile_error"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    UNSUPPORTED = "unsupported"
+    REJECTED_UNSAFE = "rejected_unsafe"
+
+
+# Statuses where the candidate was built, checked and timed.
+TIMED = frozenset({Status.FASTER, Status.NOT_SIGNIFICANT, Status.SLOWER})
+# Statuses where the candidate is known to be correct (it passed every check).
+CORRECT = TIMED
+
+
+@dataclass
+class Verdict:
+    """The verdict of DESIGN.md.
+
+    ``speedup`` is median original time / median candidate time; ``ci95`` its
+    bootstrap 95% interval; ``detail`` a short, human-readable reason.
+    ``path`` says how the candidate was driven: the generated ``harness`` or the
+    project's own commands (``project``). ``timings`` holds the per-run
+    milliseconds (``baseline`` and ``candidate``) and ``phases`` the wall
+    seconds spent compiling, checking and timing.
+    """
+
+    status: Status
+    detail: str = ""
+    speedup: float | None = None
+    ci95: tuple[float, float] | None = None
+    p_value: float | None = None
+    baseline_ms: float | None = None
+    candidate_ms: float | None = None
+    threads: int = 1
+    problem_size: int | None = None
+    mode: str = "serial"
+    path: str = "harness"
+    timings: dict[str, list[float]] = field(default_factory=dict)
+    phases: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def verified(self) -> bool:
+        """True when the candidate may be shown to a user as a suggestion."""
+        return self.status is Status.FASTER
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        data["ci95"] = list(self.ci95) if self.ci95 is not None else None
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in data.items() if k in known}
+        values["status"] = Status(values["status"])
+        if values.get("ci95") is not None:
+            values["ci95"] = (float(values["ci95"][0]), float(values["ci95"][1]))
+        return cls(**values)

@@ -1,0 +1,1 @@
+"""perfalign's training package: preference data, trainers, GGUF export and evaluation."""
