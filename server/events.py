@@ -1,0 +1,60 @@
+"""Events the optimize pipeline yields, so the CLI and the language server can show progress."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from perfalign.server.verdict import Verdict
+
+
+@dataclass
+class Candidate:
+    index: int
+    code: str
+    diff: str
+    verdict: Verdict
+    raw_output: str = ""
+    candidate_id: str | None = None  # id in the preference store, when logged
+
+    def to_dict(self) -> dict[str, object]:
+        data = self.verdict.to_dict()
+        data.update(index=self.index, code=self.code, diff=self.diff, candidate_id=self.candidate_id)
+        return data
+
+
+@dataclass
+class Progress:
+    """Work-done progress: ``fraction`` in [0, 1] and a short message ("sampling 2/4")."""
+
+    fraction: float
+    message: str
+
+
+@dataclass
+class CandidateGenerated:
+    index: int
+    code: str
+
+
+@dataclass
+class VerdictReady:
+    candidate: Candidate
+
+
+@dataclass
+class Finished:
+    """The end of a job. ``suggestions`` are the verified (``faster``) candidates, best first."""
+
+    function: str
+    mode: str
+    candidates: list[Candidate] = field(default_factory=list)
+    suggestions: list[Candidate] = field(default_factory=list)
+    summary: str = ""  # what was found, or why nothing was
+    request_id: str | None = None
+    # Byte range and text of the function the job ran on, so a front end can
+    # check the document still holds that body before applying an edit.
+    start_byte: int = 0
+    end_byte: int = 0
+    original_code: str = ""
+
+
+Event = Progress | CandidateGenerated | VerdictReady | Finished

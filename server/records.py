@@ -1,0 +1,40 @@
+"""What the optimize pipeline hands the preference store: one request, its candidates."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfalign.server.verdict import Verdict
+
+
+@dataclass
+class RequestRecord:
+    """One invocation of optimize/parallelize on one function."""
+
+    file_path: str  # relative to the workspace root when there is one
+    function: str
+    mode: str  # "serial" | "openmp"
+    language: str  # "c" | "cpp"
+    original_code: str  # the function's text
+    context_code: str  # the file-scope context it needs to compile on its own
+    compiler: str
+    flags: list[str]
+    threads: int
+    workspace: str | None = None
+    prompt_version: str | None = None
+    prompt_messages: list[dict[str, str]] = field(default_factory=list)
+    source: str = "cli"  # "cli" | "lsp" | "selfplay" | ...
+
+
+@dataclass
+class CandidateRecord:
+    """One sampled candidate and its verdict."""
+
+    model: str
+    code: str  # extracted candidate function ("" when nothing could be extracted)
+    verdict: Verdict
+    raw_output: str = ""
+    adapter: str | None = None
+    prompt_version: str | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+    diff: str = ""
