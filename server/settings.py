@@ -33,6 +33,12 @@ class Settings:
     db_path: str | None = None
     sandbox: bool = True
     log_to_store: bool = True
+    # Preference store: delete requests older than this many days (0 keeps them).
+    store_retention_days: int = 365
+    # Drop raw model outputs (the extracted code is kept) after this many days (0 keeps them).
+    store_raw_output_days: int = 30
+    # When non-empty, code of files outside these paths is stored as hashes only.
+    store_code_under: list[str] = field(default_factory=list)
 
 
 class SettingsError(ValueError):
