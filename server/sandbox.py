@@ -1,13 +1,30 @@
 """Run a command with resource limits, a wall-clock timeout and cancellation.
 
-Every build and run of candidate code goes through :func:`run`. The whole
-process group is killed on timeout or cancel; output is captured to files and
-truncated, so a candidate that prints gigabytes cannot exhaust memory.
+Every build and run of candidate code goes through :func:`run`. Three layers
+protect the machine:
+
+* **bubblewrap** (when installed and allowed): no network, the system mounted
+  read-only, only the work directory writable (plus a private ``/tmp``), no
+  view of the home directory, its own PID namespace that dies with perfalign.
+* **a throw-away user id** when perfalign runs as root: the child runs as an
+  unused uid, so the kernel's process limit holds (it never applies to root)
+  and root's files are out of reach; every process of that uid is killed
+  afterwards.
+* **resource limits** in every case: CPU time, address space, file size,
+  number of processes, output size, and a wall-clock timeout that kills the
+  whole process group.
+
+Where bubblewrap is missing or refused, or switched off with
+``sandbox = false``, only the limits apply and :func:`sandbox_status` carries a
+one-line warning saying what is missing and how to get it.
 """
 from __future__ import annotations
 
+import logging
 import os
 import resource
+import secrets
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -16,16 +33,54 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+log = logging.getLogger("perfalign.sandbox")
+
 OUTPUT_CAP = 64 * 1024
+
+# Host paths the sandbox sees read-only (when they exist). ``/etc`` is not
+# mounted: only what compilers and the dynamic loader read from it.
+SYSTEM_DIRS = ("/usr", "/opt")
+SYSTEM_LINKS_OR_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+)
+# Environment variables never handed to candidate code.
+SECRET_ENV_PARTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "CREDENTIAL")
+DROPPED_ENV = frozenset(
+    {"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR",
+     "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "KRB5CCNAME"}
+)
+# Throw-away user ids used when perfalign runs as root (no passwd entry, no files).
+SANDBOX_UID_BASE = 1_900_000_000
+SANDBOX_UID_SPAN = 100_000_000
+
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap) "
+    "and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+    "or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
+)
 
 
 @dataclass(frozen=True)
 class Limits:
+    """Resource limits for one command.
+
+    ``memory_bytes`` caps the address space (0: no cap, for sanitizer builds
+    that reserve terabytes of shadow memory); ``processes`` caps the processes
+    and threads the command may have at once; ``output_bytes`` is how much it
+    may write to stdout or stderr before it is killed.
+    """
+
     wall_s: float = 60.0
     cpu_s: float = 120.0
     memory_bytes: int = 4 * 1024**3
     file_bytes: int = 256 * 1024**2
     processes: int = 256
+    output_bytes: int = 16 * 1024**2
 
 
 @dataclass
@@ -38,27 +93,172 @@ class RunResult:
     cancelled: bool = False
     signal: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    output_exceeded: bool = False
+    sandboxed: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.cancelled
+        return (
+            self.returncode == 0 and not self.timed_out and not self.cancelled and not self.output_exceeded
+        )
 
 
 class Cancelled(Exception):
     """Raised by long work when its cancel event is set."""
 
 
-def _limit_preexec(limits: Limits):  # type: ignore[no-untyped-def]
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Whether bubblewrap isolation is in force; ``warning`` says what is missing and how to get it."""
+
+    available: bool
+    warning: str | None
+    enabled: bool = True
+
+
+# --------------------------------------------------------------------------- configuration
+
+_enabled = True
+_probe_lock = threading.Lock()
+_probe_result: tuple[bool, str] | None = None
+_warned: set[str] = set()
+
+
+def configure(enabled: bool) -> None:
+    """Pass ``Settings.sandbox`` through: ``False`` runs everything with limits only."""
+    global _enabled
+    _enabled = enabled
+
+
+def configure_from(settings: object) -> None:
+    """``configure(settings.sandbox)`` for any object with a ``sandbox`` attribute."""
+    configure(bool(getattr(settings, "sandbox", True)))
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _new_sandbox_uid() -> int:
+    return SANDBOX_UID_BASE + secrets.randbelow(SANDBOX_UID_SPAN)
+
+
+def _bwrap_base(extra_hardening: bool) -> list[str]:
+    bwrap = shutil.which("bwrap") or "bwrap"
+    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
+    if extra_hardening:
+        args += ["--unshare-user", "--disable-userns"]
+    for path in SYSTEM_DIRS:
+        if os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in SYSTEM_LINKS_OR_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in ETC_FILES:
+        args += ["--ro-bind-try", path, path]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    return args
+
+
+_hardening = True
+
+
+def _probe() -> tuple[bool, str]:
+    """Try bubblewrap once, the way :func:`run` will use it; cache the answer."""
+    global _probe_result, _hardening
+    with _probe_lock:
+        if _probe_result is not None:
+            return _probe_result
+        if shutil.which("bwrap") is None:
+            _probe_result = (False, "bubblewrap (bwrap) is not installed")
+            return _probe_result
+        reason = "bubblewrap failed to start"
+        for hardening in (True, False):
+            _hardening = hardening
+            workdir = Path(tempfile.mkdtemp(prefix="perfalign-probe-"))
+            try:
+                result = _run(
+                    ["/bin/sh", "-c", "echo ok > probe && cat probe"],
+                    cwd=workdir,
+                    limits=Limits(wall_s=20.0),
+                    env=None,
+                    stdin=None,
+                    cancel=None,
+                    use_bwrap=True,
+                    readable=[],
+                )
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+            if result.ok and result.stdout.strip() == "ok":
+                _probe_result = (True, "")
+                return _probe_result
+            detail = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+            reason = f"bubblewrap is installed but refused to start ({detail[:160]})"
+        _probe_result = (False, reason)
+        return _probe_result
+
+
+def sandbox_status() -> SandboxStatus:
+    """What protection :func:`run` gives now, with a warning when bubblewrap is not in force."""
+    if not _enabled:
+        return SandboxStatus(
+            available=False,
+            enabled=False,
+            warning=(
+                "perfalign: the sandbox is switched off (sandbox = false): model-written code runs with "
+                "resource limits only, with network access, the file system writable and the home "
+                "directory visible; set sandbox = true in perfalign.toml to isolate it"
+            ),
+        )
+    ok, reason = _probe()
+    if ok:
+        return SandboxStatus(available=True, warning=None)
+    return SandboxStatus(
+        available=False,
+        warning=(
+            f"perfalign: {reason}; model-written code runs with resource limits only: no network "
+            f"isolation, no read-only file system, the home directory visible. To isolate it, {INSTALL_HINT}"
+        ),
+    )
+
+
+def _warn_once(status: SandboxStatus) -> None:
+    if status.warning and status.warning not in _warned:
+        _warned.add(status.warning)
+        log.warning(status.warning)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _limit_preexec(limits: Limits, nproc: int | None):  # type: ignore[no-untyped-def]
     def apply() -> None:
         cpu = int(limits.cpu_s) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        if limits.memory_bytes > 0:
+            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
     return apply
 
 
+def _tasks_of_uid(uid: int) -> int:
+    """Processes and threads owned by ``uid`` now (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                count += len(os.listdir(f"/proc/{entry.name}/task"))
+        except OSError:
+            continue
+    return count
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -66,6 +266,132 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of a throw-away uid (``kill(-1)`` sent as that uid)."""
+    for _ in range(20):
+        if not any(_owned_by(pid, uid) for pid in _pids()):
+            return
+        try:
+            subprocess.run(
+                ["/bin/kill", "-s", "KILL", "--", "-1"],
+                user=uid,
+                group=uid,
+                extra_groups=[],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=5,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return
+        time.sleep(0.01)
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _owned_by(pid: int, uid: int) -> bool:
+    """True for a live (not zombie) process of ``uid``."""
+    try:
+        if os.stat(f"/proc/{pid}").st_uid != uid:
+            return False
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
+def _hand_over(cwd: Path, uid: int) -> None:
+    """Give the work directory to the throw-away uid (perfalign stays root and keeps access)."""
+    os.chown(cwd, uid, uid)
+    for root, dirs, files in os.walk(cwd):
+        for name in dirs + files:
+            try:
+                os.lchown(os.path.join(root, name), uid, uid)
+            except OSError:
+                pass
+
+
+def _child_env(env: dict[str, str] | None, cwd: Path, use_bwrap: bool) -> dict[str, str]:
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")}
+        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    clean = {
+        k: v
+        for k, v in env.items()
+        if k not in DROPPED_ENV and not any(part in k.upper() for part in SECRET_ENV_PARTS)
+    }
+    clean["HOME"] = str(cwd)
+    clean["TMPDIR"] = "/tmp" if use_bwrap else str(cwd)
+    return clean
+
+
+def _argv_paths(argv: list[str]) -> list[str]:
+    """Absolute paths named in ``argv`` (sources, ``-I``/``-L`` folders) the command must read."""
+    found: list[str] = []
+    for arg in argv[1:]:
+        for prefix in ("-I", "-L", "-isystem", "-iquote", "-include", ""):
+            if arg.startswith(prefix) and arg[len(prefix):].startswith("/"):
+                path = arg[len(prefix):]
+                if os.path.exists(path):
+                    found.append(path)
+                break
+    return found
+
+
+def _bwrap_argv(
+    argv: list[str], cwd: Path, readable: list[str], pass_fds: list[int], keep_open: list[int]
+) -> list[str]:
+    args = _bwrap_base(_hardening)
+    system = SYSTEM_DIRS + SYSTEM_LINKS_OR_DIRS
+    seen: set[str] = set()
+    for path in readable:
+        real = os.path.realpath(path)
+        if real in seen or any(real == s or real.startswith(s + "/") for s in system):
+            continue
+        if real == str(cwd) or real.startswith(str(cwd) + "/"):
+            continue
+        seen.add(real)
+        fd = os.open(real, os.O_PATH | os.O_CLOEXEC)
+        keep_open.append(fd)
+        pass_fds.append(fd)
+        args += ["--ro-bind-fd", str(fd), real]
+    fd = os.open(cwd, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    keep_open.append(fd)
+    pass_fds.append(fd)
+    args += ["--bind-fd", str(fd), str(cwd), "--chdir", str(cwd), "--"]
+    return args + argv
+
+
+class _Collector(threading.Thread):
+    """Reads one pipe: keeps the first OUTPUT_CAP bytes and counts the rest."""
+
+    def __init__(self, fd: int, cap: int, on_exceeded: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.fd = fd
+        self.cap = cap
+        self.on_exceeded = on_exceeded
+        self.kept = bytearray()
+        self.total = 0
+
+    def run(self) -> None:
+        try:
+            while chunk := os.read(self.fd, 65536):
+                self.total += len(chunk)
+                if len(self.kept) < OUTPUT_CAP:
+                    self.kept += chunk[: OUTPUT_CAP - len(self.kept)]
+                if self.total > self.cap:
+                    self.on_exceeded.set()
+                    return
+        except OSError:
+            return
+
+    def text(self) -> str:
+        return bytes(self.kept).decode("utf-8", errors="replace")
 
 
 def run(
@@ -76,26 +402,118 @@ def run(
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
     cancel: threading.Event | None = None,
+    sandbox: bool | None = None,
+    readable: tuple[Path, ...] | list[Path] = (),
 ) -> RunResult:
-    """Run ``argv`` in ``cwd`` under ``limits``; never raises for the child's failures."""
+    """Run ``argv`` in ``cwd`` under ``limits``; never raises for the child's failures.
+
+    ``cwd`` is the only place the command may write: give it a scratch folder.
+    ``sandbox`` overrides :func:`configure` for this call. ``readable`` lists
+    extra host paths the command needs to read (absolute paths in ``argv``,
+    such as ``-I`` folders and sources, are found on their own). ``env`` is
+    handed over without secrets (tokens, keys, agent sockets); ``HOME`` and
+    ``TMPDIR`` point into the sandbox.
+    """
+    want = _enabled if sandbox is None else sandbox
+    use_bwrap = False
+    if want:
+        use_bwrap, _ = _probe()
+    status = sandbox_status() if sandbox is None else (
+        SandboxStatus(True, None) if use_bwrap else _status_for(want)
+    )
+    _warn_once(status)
+    return _run(
+        argv,
+        cwd=Path(cwd).resolve(),
+        limits=limits,
+        env=env,
+        stdin=stdin,
+        cancel=cancel,
+        use_bwrap=use_bwrap,
+        readable=[str(p) for p in readable],
+    )
+
+
+def _status_for(want: bool) -> SandboxStatus:
+    global _enabled
+    saved = _enabled
+    _enabled = want
+    try:
+        return sandbox_status()
+    finally:
+        _enabled = saved
+
+
+def _run(
+    argv: list[str],
+    *,
+    cwd: Path,
+    limits: Limits,
+    env: dict[str, str] | None,
+    stdin: bytes | None,
+    cancel: threading.Event | None,
+    use_bwrap: bool,
+    readable: list[str],
+) -> RunResult:
     start = time.monotonic()
-    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f, tempfile.TemporaryFile() as in_f:
+    uid: int | None = None
+    nproc: int | None
+    if _is_root():
+        uid = _new_sandbox_uid()
+        nproc = limits.processes
+        try:
+            _hand_over(cwd, uid)
+        except OSError as exc:
+            return RunResult(126, "", f"cannot prepare the work directory {cwd}: {exc.strerror}", 0.0)
+    else:
+        nproc = _tasks_of_uid(os.getuid()) + limits.processes
+    keep_open: list[int] = []
+    pass_fds: list[int] = []
+    full_argv = argv
+    if use_bwrap:
+        try:
+            full_argv = _bwrap_argv(argv, cwd, readable + _argv_paths(argv), pass_fds, keep_open)
+        except OSError as exc:
+            for fd in keep_open:
+                os.close(fd)
+            return RunResult(126, "", f"cannot prepare the sandbox: {exc.strerror}: {exc.filename}", 0.0)
+    exceeded = threading.Event()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    with tempfile.TemporaryFile() as in_f:
         if stdin:
             in_f.write(stdin)
             in_f.seek(0)
         try:
             proc = subprocess.Popen(
-                argv,
+                full_argv,
                 cwd=cwd,
-                env=env,
+                env=_child_env(env, cwd, use_bwrap),
                 stdin=in_f,
-                stdout=out_f,
-                stderr=err_f,
+                stdout=out_w,
+                stderr=err_w,
                 start_new_session=True,
-                preexec_fn=_limit_preexec(limits),
+                pass_fds=pass_fds,
+                preexec_fn=_limit_preexec(limits, nproc),
+                user=uid,
+                group=uid,
+                extra_groups=[] if uid is not None else None,
             )
         except OSError as exc:
+            for fd in (out_r, out_w, err_r, err_w, *keep_open):
+                os.close(fd)
             return RunResult(127, "", f"cannot start {argv[0]}: {exc.strerror}", 0.0)
+        finally:
+            for fd in keep_open:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        os.close(out_w)
+        os.close(err_w)
+        collectors = [_Collector(out_r, limits.output_bytes, exceeded), _Collector(err_r, limits.output_bytes, exceeded)]
+        for c in collectors:
+            c.start()
         timed_out = cancelled = False
         while True:
             try:
@@ -107,25 +525,29 @@ def run(
                 cancelled = True
             elif time.monotonic() - start > limits.wall_s:
                 timed_out = True
-            else:
+            elif not exceeded.is_set():
                 continue
             kill_group(proc)
             proc.wait()
             break
-        # Children left behind in the group (a fork bomb, a daemon) go too.
+        # Children left behind (a fork bomb, a daemon) go too.
         kill_group(proc)
+        if uid is not None:
+            _kill_uid(uid)
+        for c in collectors:
+            c.join(timeout=2.0)
+            if not c.is_alive():
+                os.close(c.fd)
         wall = time.monotonic() - start
-        out_f.seek(0)
-        err_f.seek(0)
-        stdout = out_f.read(OUTPUT_CAP + 1).decode("utf-8", errors="replace")[:OUTPUT_CAP]
-        stderr = err_f.read(OUTPUT_CAP + 1).decode("utf-8", errors="replace")[:OUTPUT_CAP]
     code = proc.returncode
     return RunResult(
         returncode=code,
-        stdout=stdout,
-        stderr=stderr,
+        stdout=collectors[0].text(),
+        stderr=collectors[1].text(),
         wall_s=wall,
         timed_out=timed_out,
         cancelled=cancelled,
         signal=-code if code is not None and code < 0 else None,
+        output_exceeded=exceeded.is_set(),
+        sandboxed=use_bwrap,
     )
