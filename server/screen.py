@@ -1,0 +1,149 @@
+"""Screen model-written code before it is built: reject what a rewrite of a
+computation has no business doing.
+
+A candidate is rejected when it calls a process, file, network, memory-mapping
+or dynamic-loading function, uses inline assembly, or includes a header outside
+the safe list, unless the original code does the same. Calls are found in the
+syntax tree (tree-sitter), not by text search, so comments and strings do not
+count; a function named only inside a macro body is caught by a word search of
+the macro. The screen is a first line: the sandbox holds for code that passes.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+# name -> what kind of thing it does; the reason names the kind.
+UNSAFE_FUNCTIONS: dict[str, str] = {}
+for _kind, _names in {
+    "process control": (
+        "system popen pclose fork vfork clone clone3 execl execlp execle execv execvp execvpe execve fexecve "
+        "posix_spawn posix_spawnp kill killpg raise setsid daemon ptrace syscall prctl setuid setgid seteuid "
+        "setegid setreuid setregid chroot mount umount unshare setns pthread_kill sigaction signal wait waitpid"
+    ),
+    "file access": (
+        "fopen fopen64 freopen fdopen open open64 openat creat unlink unlinkat remove rename renameat mkdir "
+        "mkdirat rmdir chmod fchmod chown fchown lchown truncate ftruncate symlink link mkfifo mknod opendir "
+        "readdir tmpfile tmpnam mkstemp mkdtemp chdir fchdir read write pread pwrite readv writev dup dup2 "
+        "ioctl fcntl sendfile splice ofstream ifstream fstream filebuf basic_ofstream basic_ifstream "
+        "basic_fstream filesystem getenv setenv putenv"
+    ),
+    "network access": (
+        "socket socketpair connect bind listen accept accept4 send sendto sendmsg recv recvfrom recvmsg "
+        "getaddrinfo gethostbyname gethostbyaddr inet_pton inet_addr shutdown"
+    ),
+    "memory mapping": "mmap mmap64 mprotect mremap shmget shmat shm_open memfd_create",
+    "dynamic loading": "dlopen dlmopen dlsym dlvsym",
+}.items():
+    for _name in _names.split():
+        UNSAFE_FUNCTIONS[_name] = _kind
+
+# Headers a rewrite of a computation may include without the original doing so.
+SAFE_HEADERS = frozenset(
+    """
+    assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h math.h stdalign.h
+    stdarg.h stdbool.h stddef.h stdint.h stdlib.h string.h tgmath.h stdnoreturn.h omp.h
+    immintrin.h x86intrin.h xmmintrin.h emmintrin.h pmmintrin.h tmmintrin.h smmintrin.h nmmintrin.h
+    wmmintrin.h arm_neon.h arm_sve.h
+    algorithm array atomic bit bitset cassert ccomplex cctype cerrno cfenv cfloat cinttypes climits cmath
+    complex concepts cstdarg cstdbool cstddef cstdint cstdlib cstring deque execution functional
+    initializer_list iterator limits list map memory memory_resource new numbers numeric optional queue
+    random ranges ratio set span stack string string_view tuple type_traits unordered_map unordered_set
+    utility valarray variant vector
+    """.split()
+)
+
+ASM_NODES = frozenset({"gnu_asm_expression", "asm_statement", "asm_declaration"})
+ASM_WORDS = re.compile(r"\b(?:asm|__asm__|__asm)\b")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Uses:
+    """What a piece of code does that the screen cares about."""
+
+    names: frozenset[str]  # identifiers, type names and namespace names in the code and its macros
+    declared: frozenset[str]  # names the code declares itself (locals, parameters, its own functions)
+    headers: frozenset[str]
+    asm: bool
+
+
+@lru_cache(maxsize=2)
+def _parser(language: str) -> Any:
+    from tree_sitter import Language, Parser
+
+    if language in ("cpp", "c++", "cxx"):
+        import tree_sitter_cpp
+
+        return Parser(Language(tree_sitter_cpp.language()))
+    import tree_sitter_c
+
+    return Parser(Language(tree_sitter_c.language()))
+
+
+NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
+DECLARING = frozenset(
+    {"init_declarator", "parameter_declaration", "declaration", "field_declaration", "function_declarator",
+     "pointer_declarator", "array_declarator", "reference_declarator", "optional_parameter_declaration"}
+)
+
+
+def uses(code: str, language: str) -> Uses:
+    """The names, included headers and inline assembly in ``code``."""
+    tree = _parser(language).parse(code.encode("utf-8", errors="replace"))
+    names: set[str] = set()
+    declared: set[str] = set()
+    headers: set[str] = set()
+    asm = False
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ASM_NODES or kind in ("asm", "__asm__", "__asm"):
+            asm = True
+        elif kind in NAME_NODES:
+            names.add(_text(node))
+            parent = node.parent
+            if kind == "identifier" and parent is not None and parent.type in DECLARING:
+                if parent.child_by_field_name("declarator") == node:
+                    declared.add(_text(node))
+        elif kind == "preproc_include":
+            path = node.child_by_field_name("path")
+            if path is not None:
+                headers.add(_text(path).strip('<>"'))
+        elif kind == "preproc_arg":
+            body = _text(node)
+            names.update(WORD.findall(body))
+            if ASM_WORDS.search(body):
+                asm = True
+        stack.extend(node.children)
+    return Uses(frozenset(names), frozenset(declared), frozenset(headers), asm)
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+def screen(candidate: str, original: str, language: str) -> str | None:
+    """The one-line reason to reject ``candidate`` (status ``rejected_unsafe``), or None.
+
+    Anything the original itself uses (a function, a header, inline assembly)
+    is allowed in the candidate too.
+    """
+    cand = uses(candidate, language)
+    orig = uses(original, language)
+    for name in sorted(cand.names - cand.declared - orig.names):
+        kind = UNSAFE_FUNCTIONS.get(name)
+        if kind is not None:
+            return f"uses {name} ({kind}), which the original code does not; rewrites may only compute"
+    if cand.asm and not orig.asm:
+        return "uses inline assembly, which the original code does not; rewrites may only use C/C++ and intrinsics"
+    for header in sorted(cand.headers - orig.headers):
+        if header not in SAFE_HEADERS:
+            return (
+                f"includes <{header}>, which is not on the list of safe headers and not included by the "
+                "original code"
+            )
+    return None
