@@ -204,19 +204,16 @@ class PerfalignServer(LanguageServer):
         with self._store_lock:
             if self.store_writer is None and self.store_problem is None:
                 try:
-                    from perfalign.server.store import StoreWriter, open_writer
+                    from perfalign.server.paths import default_db_path
+                    from perfalign.server.store import StorePolicy
+                    from perfalign.server.store_writer import StoreWriter
 
-                    self.store_writer = open_writer(settings)
+                    path = Path(settings.db_path).expanduser() if settings.db_path else default_db_path()
+                    self.store_writer = StoreWriter(path, policy=StorePolicy.from_settings(settings))
                 except Exception as exc:
                     self.store_problem = f"the preference store is off: {_one_line(exc)}"
                     logger.warning("%s", self.store_problem, exc_info=True)
                     self._post(lambda: self.tell(self.store_problem or "", types.MessageType.Warning))
-                else:
-                    reason = getattr(self.store_writer, "disabled_reason", None)
-                    if reason:
-                        self.store_problem = f"the preference store is off: {reason}"
-                        self._post(lambda: self.tell(self.store_problem or "", types.MessageType.Warning))
-                    del StoreWriter
             return self.store_writer
 
     def record_feedback(self, logged: Logged) -> None:
@@ -880,7 +877,7 @@ def on_done(ls: PerfalignServer, job: Job, error: BaseException | None) -> None:
         detail = _one_line(error)
         from perfalign.server.lsp_model import ModelLoadError
 
-        if isinstance(error, (ModelLoadError, OSError, ValueError)) and not isinstance(error, (KeyError, IndexError)):
+        if isinstance(error, (ModelLoadError, OSError)) or type(error).__module__.startswith("perfalign."):
             message = f"{MODE_VERB[job.mode]} {job.function} failed: {detail}"
         else:
             message = f"{MODE_VERB[job.mode]} {job.function} failed: {detail} (details in {log_path()})"

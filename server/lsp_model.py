@@ -58,8 +58,16 @@ class LockedBackend:
         self._lock = threading.Lock()
 
     def generate(self, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
+        cancel = kwargs.get("cancel")
+        while not self._lock.acquire(timeout=0.05):
+            if cancel is not None and cancel.is_set():
+                from perfalign.server.backends import BackendCancelled
+
+                raise BackendCancelled("cancelled")
+        try:
             return self._backend.generate(*args, **kwargs)
+        finally:
+            self._lock.release()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._backend, name)
@@ -100,7 +108,7 @@ class ModelCache:
         from perfalign.server import backends
 
         try:
-            return backends.load_backend(settings)
+            return backends.create_backend(settings)
         except Exception as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ModelLoadError(f"cannot load model {settings.model!r}: {message}") from exc
