@@ -1,0 +1,171 @@
+"""Find data races in OpenMP code with ThreadSanitizer and Archer.
+
+The harness is rebuilt with ``clang -fopenmp -fsanitize=thread`` and run with
+LLVM's OpenMP runtime and its Archer tool loaded, which tells ThreadSanitizer
+about OpenMP's own synchronisation (barriers, reductions, tasks), so the only
+races reported are the program's. gcc's ThreadSanitizer is never used: it
+reports false races inside libgomp.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from perfalign.server import sandbox
+from perfalign.server.settings import Settings
+
+RACE_EXIT = 66
+SUMMARY = re.compile(r"SUMMARY: ThreadSanitizer: data race (\S+?):(\d+)(?::\d+)?(?: in (\S+))?")
+FRAME = re.compile(r"#\d+ \S+ (\S+?):(\d+)(?::\d+)? ")
+
+
+def _clang(language: str) -> str | None:
+    return shutil.which("clang++" if language in ("cpp", "c++", "cxx") else "clang")
+
+
+@lru_cache(maxsize=1)
+def archer_library() -> Path | None:
+    """Where LLVM's Archer OpenMP tool library is installed (Debian: ``/usr/lib/llvm-N/lib``)."""
+    clang = shutil.which("clang")
+    if clang is None:
+        return None
+    candidates: list[str] = []
+    try:
+        resource = subprocess.run(
+            [clang, "-print-resource-dir"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout.strip()
+        if resource:
+            candidates.append(str(Path(resource).parents[1] / "libarcher.so"))
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    real = Path(os.path.realpath(clang))
+    candidates.append(str(real.parent.parent / "lib" / "libarcher.so"))
+    candidates += sorted(glob.glob("/usr/lib/llvm-*/lib/libarcher.so"), reverse=True)
+    candidates += glob.glob("/usr/lib/*-linux-gnu/libarcher.so") + glob.glob("/usr/local/lib/libarcher.so")
+    for path in candidates:
+        if os.path.isfile(path):
+            return Path(path)
+    return None
+
+
+@lru_cache(maxsize=1)
+def archer_available() -> bool:
+    """True when clang can build an OpenMP program with ThreadSanitizer and Archer is installed."""
+    if archer_library() is None or _clang("c") is None:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="perfalign-archer-") as tmp:
+        work = Path(tmp)
+        (work / "probe.c").write_text(
+            "#include <omp.h>\nint main(void){int s=0;\n#pragma omp parallel reduction(+:s)\ns+=1;\nreturn s>0?0:1;}\n"
+        )
+        built = sandbox.run(
+            [_clang("c") or "clang", "-fopenmp", "-fsanitize=thread", "-g", "probe.c", "-o", "probe"],
+            cwd=work,
+            limits=sandbox.Limits(wall_s=60, memory_bytes=0),
+        )
+        if not built.ok:
+            return False
+        ran = sandbox.run(["./probe"], cwd=work, limits=sandbox.Limits(wall_s=60, memory_bytes=0),
+                          env=_race_env(2))
+        return ran.ok
+
+
+def _race_env(threads: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
+    env.update(
+        OMP_NUM_THREADS=str(max(2, threads)),
+        OMP_TOOL_LIBRARIES=str(archer_library()),
+        ARCHER_OPTIONS="verbose=0",
+        TSAN_OPTIONS=(
+            f"ignore_noninstrumented_modules=1 halt_on_error=1 exitcode={RACE_EXIT} "
+            "report_signal_unsafe=0 history_size=4"
+        ),
+    )
+    return env
+
+
+def find_race(
+    sources: list[Path],
+    *,
+    language: str,
+    include_dirs: list[Path],
+    workdir: Path,
+    threads: int,
+    run_args: list[str],
+    settings: Settings,
+    cancel: threading.Event | None = None,
+) -> str | None:
+    """Build ``sources`` with ThreadSanitizer and Archer, run them, and describe the first race.
+
+    Returns one line naming the racy source line (``file:line: code``), or None
+    when no race was seen, when the build or run failed for another reason
+    (the verifier's ordinary checks report those), or when clang or Archer is
+    not installed.
+    """
+    if not archer_available():
+        return None
+    clang = _clang(language)
+    if clang is None:
+        return None
+    binary = workdir / "race_check"
+    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O1", "-fno-omit-frame-pointer"]
+    argv += [f"-I{d}" for d in include_dirs]
+    argv += [str(s) for s in sources] + ["-o", str(binary), "-lm"]
+    built = sandbox.run(
+        argv,
+        cwd=workdir,
+        limits=sandbox.Limits(wall_s=settings.compile_timeout_s, memory_bytes=0),
+        cancel=cancel,
+        sandbox=settings.sandbox,
+        readable=list(include_dirs) + list(sources),
+    )
+    if not built.ok:
+        return None
+    ran = sandbox.run(
+        [str(binary), *run_args],
+        cwd=workdir,
+        limits=sandbox.Limits(wall_s=settings.run_timeout_s * 4, cpu_s=settings.run_timeout_s * 8, memory_bytes=0),
+        env=_race_env(threads),
+        cancel=cancel,
+        sandbox=settings.sandbox,
+    )
+    if ran.timed_out or ran.cancelled:
+        return None
+    return describe_race(ran.stderr, sources)
+
+
+def describe_race(report: str, sources: list[Path]) -> str | None:
+    """One line from a ThreadSanitizer report: where the race is and the code on that line."""
+    if "ThreadSanitizer: data race" not in report:
+        return None
+    known = {s.name: s for s in sources} | {str(s): s for s in sources}
+    location: tuple[str, int] | None = None
+    # Prefer the first stack frame in one of the given sources; SUMMARY names the top frame.
+    for match in FRAME.finditer(report):
+        path, line = match.group(1), int(match.group(2))
+        if path in known or Path(path).name in known:
+            location = (path, line)
+            break
+    if location is None and (summary := SUMMARY.search(report)):
+        location = (summary.group(1), int(summary.group(2)))
+    if location is None:
+        return "data race between OpenMP threads (ThreadSanitizer gave no source line)"
+    path, line = location
+    source = known.get(path) or known.get(Path(path).name) or Path(path)
+    code = ""
+    try:
+        lines = source.read_text(errors="replace").splitlines()
+        if 0 < line <= len(lines):
+            code = lines[line - 1].strip()
+    except OSError:
+        pass
+    where = f"{Path(path).name}:{line}"
+    return f"data race at {where}: {code}" if code else f"data race at {where}"
