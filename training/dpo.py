@@ -1,0 +1,39 @@
+"""DPO on performance pairs: the faster correct rewrite is preferred over the slower or incorrect one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from perfalign.training import common
+from perfalign.training.config import DPOConfig
+from perfalign.training.data import to_dataset
+
+COLUMNS = ("prompt", "chosen", "rejected")
+
+
+def main(config: DPOConfig) -> common.TrainResult:
+    from trl import DPOConfig as TRLDPOConfig
+    from trl import DPOTrainer
+
+    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+
+    splits = common.load_data(config, "pairs", min_margin=config.min_margin)
+    ref = resolve_base(config.base)
+    tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
+    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
+    args = TRLDPOConfig(
+        **common.trl_kwargs(config, Path(config.output_dir)),
+        beta=config.beta,
+        loss_type=[config.loss_type],
+        max_length=config.max_length,
+    )
+    trainer = DPOTrainer(
+        model=model,
+        args=args,
+        train_dataset=to_dataset(splits.train, COLUMNS),
+        processing_class=tokenizer,
+        peft_config=lora_config(config),
+    )
+    seconds = common.run_trainer(trainer)
+    rewards = [e for e in trainer.state.log_history if "rewards/accuracies" in e]
+    metrics = {"reward_accuracy": float(rewards[-1]["rewards/accuracies"])} if rewards else {}
+    return common.save("dpo", trainer, config, splits, seconds, metrics=metrics)

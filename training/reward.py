@@ -1,0 +1,67 @@
+"""A reward model that scores a rewrite; trained on pairs to rank the faster version higher.
+
+Its held-out pairwise accuracy (chosen scored above rejected, on functions it
+never saw) is measured after training and stored with the adapter.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from perfalign.training import common
+from perfalign.training.config import RewardConfig
+from perfalign.training.data import to_dataset
+
+COLUMNS = ("prompt", "chosen", "rejected")
+
+
+def score(model: Any, tokenizer: Any, prompt: list[dict[str, str]], answer: list[dict[str, str]], max_length: int) -> float:
+    """The reward model's scalar for ``prompt`` followed by ``answer``."""
+    import torch
+
+    ids = tokenizer.apply_chat_template(prompt + answer, tokenize=True, return_dict=True)["input_ids"][-max_length:]
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        return float(model(input_ids=torch.tensor([ids], device=device)).logits[0, 0])
+
+
+def pairwise_accuracy(model: Any, tokenizer: Any, rows: list[dict[str, Any]], max_length: int) -> float | None:
+    """Share of pairs whose chosen answer scores above the rejected one (None without pairs)."""
+    if not rows:
+        return None
+    model.eval()
+    wins = sum(
+        score(model, tokenizer, r["prompt"], r["chosen"], max_length) > score(model, tokenizer, r["prompt"], r["rejected"], max_length)
+        for r in rows
+    )
+    return wins / len(rows)
+
+
+def main(config: RewardConfig) -> common.TrainResult:
+    from trl import RewardConfig as TRLRewardConfig
+    from trl import RewardTrainer
+
+    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+
+    splits = common.load_data(config, "pairs", eval_fraction=config.eval_fraction)
+    ref = resolve_base(config.base)
+    tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
+    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized, kind="reward")
+    args = TRLRewardConfig(
+        **common.trl_kwargs(config, Path(config.output_dir)),
+        max_length=config.max_length,
+        center_rewards_coefficient=config.center_rewards_coefficient or None,
+    )
+    trainer = RewardTrainer(
+        model=model,
+        args=args,
+        train_dataset=to_dataset(splits.train, COLUMNS),
+        processing_class=tokenizer,
+        peft_config=lora_config(config, task_type="SEQ_CLS"),
+    )
+    seconds = common.run_trainer(trainer)
+    accuracy = pairwise_accuracy(trainer.model, tokenizer, splits.eval, config.max_length)
+    metrics: dict[str, Any] = {"heldout_pairs": len(splits.eval)}
+    if accuracy is not None:
+        metrics["heldout_pairwise_accuracy"] = accuracy
+    return common.save("reward", trainer, config, splits, seconds, metrics=metrics)

@@ -1,0 +1,41 @@
+"""Supervised fine-tuning on the fastest verified rewrite of each function."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from perfalign.training import common
+from perfalign.training.config import SFTConfig
+
+
+def as_prompt_completion(row: dict[str, Any]) -> dict[str, Any]:
+    """``messages`` -> ``prompt`` (all but the answer) and ``completion`` (the answer)."""
+    messages = row["messages"]
+    return {"prompt": messages[:-1], "completion": messages[-1:]}
+
+
+def main(config: SFTConfig) -> common.TrainResult:
+    from datasets import Dataset
+    from trl import SFTConfig as TRLSFTConfig
+    from trl import SFTTrainer
+
+    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+
+    splits = common.load_data(config, "sft")
+    ref = resolve_base(config.base)
+    tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
+    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
+    args = TRLSFTConfig(
+        **common.trl_kwargs(config, Path(config.output_dir)),
+        max_length=config.max_length,
+        completion_only_loss=config.completion_only_loss,
+    )
+    trainer = SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=Dataset.from_list([as_prompt_completion(r) for r in splits.train]),
+        processing_class=tokenizer,
+        peft_config=lora_config(config),
+    )
+    seconds = common.run_trainer(trainer)
+    return common.save("sft", trainer, config, splits, seconds)
