@@ -664,7 +664,7 @@ def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[typ
                 title=suggestion.title,
                 kind=kind,
                 is_preferred=rank == 0,
-                command=types.Command(suggestion.title, CMD_APPLY, [{**ref, "applied": True}]),
+                command=types.Command(title=suggestion.title, command=CMD_APPLY, arguments=[{**ref, "applied": True}]),
                 data=ref,
             )
             if not lazy:
@@ -676,14 +676,14 @@ def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[typ
                 types.CodeAction(
                     title=f"Show diff ({suggestion.title.split(': ', 1)[-1]})",
                     kind=kind,
-                    command=types.Command("Show diff", CMD_SHOW_DIFF, [ref]),
+                    command=types.Command(title="Show diff", command=CMD_SHOW_DIFF, arguments=[ref]),
                 )
             )
             actions.append(
                 types.CodeAction(
                     title=f"Reject suggestion ({suggestion.title.split(': ', 1)[-1]})",
                     kind=kind,
-                    command=types.Command("Reject suggestion", CMD_REJECT, [ref]),
+                    command=types.Command(title="Reject suggestion", command=CMD_REJECT, arguments=[ref]),
                 )
             )
     job = ls.jobs.running(uri, name)
@@ -697,7 +697,7 @@ def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[typ
                 types.CodeAction(
                     title=f"Cancel {MODE_VERB[mode]} {name}",
                     kind=kind,
-                    command=types.Command("Cancel", CMD_CANCEL, [{"job": job.id}]),
+                    command=types.Command(title="Cancel", command=CMD_CANCEL, arguments=[{"job": job.id}]),
                 )
             )
             continue
@@ -705,7 +705,7 @@ def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[typ
             types.CodeAction(
                 title=MODE_TITLE[mode],
                 kind=kind,
-                command=types.Command(MODE_TITLE[mode], command, [target]),
+                command=types.Command(title=MODE_TITLE[mode], command=command, arguments=[target]),
                 data=target,
             )
         )

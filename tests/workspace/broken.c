@@ -1,0 +1,3 @@
+int broken(int n {
+    return n +;
+}
