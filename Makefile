@@ -22,6 +22,7 @@ install: system venv
 
 install-dev: system venv
 	$(PIP) install -q -e '.[dev,train]'
+	./scripts/bootstrap-editors.sh
 
 model: install
 	$(BIN)/perfalign models pull qwen2.5-coder-1.5b
