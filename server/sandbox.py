@@ -144,10 +144,20 @@ def _new_sandbox_uid() -> int:
 
 
 def _bwrap_base(extra_hardening: bool) -> list[str]:
+    """bubblewrap's options up to the mounts of the work directory.
+
+    As root, bubblewrap runs privileged (no user namespace) and the command is
+    started by ``setpriv`` as a throw-away uid with no capabilities; as an
+    ordinary user, bubblewrap creates a user namespace.
+    """
     bwrap = shutil.which("bwrap") or "bwrap"
-    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
-    if extra_hardening:
-        args += ["--unshare-user", "--disable-userns"]
+    if _is_root():
+        args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    else:
+        args = [bwrap, "--unshare-all"]
+        if extra_hardening:
+            args += ["--unshare-user", "--disable-userns"]
+    args += ["--die-with-parent", "--new-session"]
     for path in SYSTEM_DIRS:
         if os.path.isdir(path):
             args += ["--ro-bind", path, path]
@@ -156,10 +166,20 @@ def _bwrap_base(extra_hardening: bool) -> list[str]:
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
+    args += ["--perms", "0755", "--dir", "/etc"]
     for path in ETC_FILES:
         args += ["--ro-bind-try", path, path]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
+    args += ["--perms", "1777", "--tmpfs", "/tmp"]
     return args
+
+
+def _setpriv(uid: int) -> list[str]:
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    return [
+        setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+        "--bounding-set=-all", "--no-new-privs", "--",
+    ]
 
 
 _hardening = True
@@ -173,6 +193,10 @@ def _probe() -> tuple[bool, str]:
             return _probe_result
         if shutil.which("bwrap") is None:
             _probe_result = (False, "bubblewrap (bwrap) is not installed")
+            return _probe_result
+        if _is_root() and shutil.which("setpriv") is None:
+            _probe_result = (False, "setpriv (util-linux) is not installed, which perfalign needs to drop root "
+                             "inside bubblewrap")
             return _probe_result
         reason = "bubblewrap failed to start"
         for hardening in (True, False):
@@ -343,11 +367,19 @@ def _argv_paths(argv: list[str]) -> list[str]:
     return found
 
 
-def _bwrap_argv(
-    argv: list[str], cwd: Path, readable: list[str], pass_fds: list[int], keep_open: list[int]
-) -> list[str]:
+def _bwrap_argv(argv: list[str], cwd: Path, readable: list[str], uid: int | None) -> list[str]:
     args = _bwrap_base(_hardening)
     system = SYSTEM_DIRS + SYSTEM_LINKS_OR_DIRS
+    made: set[str] = {"/", "/tmp"}
+
+    def parents(path: str) -> None:
+        # Folders on the way to a mount are made traversable (0755) inside the sandbox.
+        for parent in reversed(Path(path).parents):
+            name = str(parent)
+            if name not in made and not any(name == s or name.startswith(s + "/") for s in system):
+                made.add(name)
+                args.extend(["--perms", "0755", "--dir", name])
+
     seen: set[str] = set()
     for path in readable:
         real = os.path.realpath(path)
@@ -356,14 +388,12 @@ def _bwrap_argv(
         if real == str(cwd) or real.startswith(str(cwd) + "/"):
             continue
         seen.add(real)
-        fd = os.open(real, os.O_PATH | os.O_CLOEXEC)
-        keep_open.append(fd)
-        pass_fds.append(fd)
-        args += ["--ro-bind-fd", str(fd), real]
-    fd = os.open(cwd, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    keep_open.append(fd)
-    pass_fds.append(fd)
-    args += ["--bind-fd", str(fd), str(cwd), "--chdir", str(cwd), "--"]
+        parents(real)
+        args += ["--ro-bind", real, real]
+    parents(str(cwd))
+    args += ["--bind", str(cwd), str(cwd), "--chdir", str(cwd), "--"]
+    if uid is not None:
+        args += _setpriv(uid)
     return args + argv
 
 
@@ -467,16 +497,11 @@ def _run(
             return RunResult(126, "", f"cannot prepare the work directory {cwd}: {exc.strerror}", 0.0)
     else:
         nproc = _tasks_of_uid(os.getuid()) + limits.processes
-    keep_open: list[int] = []
-    pass_fds: list[int] = []
     full_argv = argv
+    popen_uid = uid
     if use_bwrap:
-        try:
-            full_argv = _bwrap_argv(argv, cwd, readable + _argv_paths(argv), pass_fds, keep_open)
-        except OSError as exc:
-            for fd in keep_open:
-                os.close(fd)
-            return RunResult(126, "", f"cannot prepare the sandbox: {exc.strerror}: {exc.filename}", 0.0)
+        full_argv = _bwrap_argv(argv, cwd, readable + _argv_paths(argv), uid)
+        popen_uid = None  # bubblewrap starts as root; setpriv drops to ``uid`` inside
     exceeded = threading.Event()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -493,22 +518,15 @@ def _run(
                 stdout=out_w,
                 stderr=err_w,
                 start_new_session=True,
-                pass_fds=pass_fds,
                 preexec_fn=_limit_preexec(limits, nproc),
-                user=uid,
-                group=uid,
-                extra_groups=[] if uid is not None else None,
+                user=popen_uid,
+                group=popen_uid,
+                extra_groups=[] if popen_uid is not None else None,
             )
         except OSError as exc:
-            for fd in (out_r, out_w, err_r, err_w, *keep_open):
+            for fd in (out_r, out_w, err_r, err_w):
                 os.close(fd)
             return RunResult(127, "", f"cannot start {argv[0]}: {exc.strerror}", 0.0)
-        finally:
-            for fd in keep_open:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
         os.close(out_w)
         os.close(err_w)
         collectors = [_Collector(out_r, limits.output_bytes, exceeded), _Collector(err_r, limits.output_bytes, exceeded)]
