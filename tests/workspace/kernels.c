@@ -3,7 +3,7 @@
 /* A global outside any function. */
 static const int kRepeat = 1;
 
-/* perfalign: n = 2000 */
+/* Sum of squares, written the slow way. */
 double sum_squares(const double *x, int n) {
     double s = 0.0;
     for (int i = 0; i < n; i++) {
