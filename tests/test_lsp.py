@@ -315,3 +315,302 @@ async def test_the_server_survives_bad_input(tmp_path: Path) -> None:
         messages = " | ".join(m.message for m in ed.client.messages)
         assert "UTF-8" in messages and "MB" in messages
         assert "Traceback" not in messages
+
+
+# ---------------------------------------------------------------- jobs (fake model, real gcc, real SQLite)
+
+FAST = """double sum_squares(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += x[i] * x[i];
+    }
+    return s * kRepeat;
+}"""
+
+FAST_TOO = """double sum_squares(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double v = x[i];
+        s += v * v;
+    }
+    return s * kRepeat;
+}"""
+
+WRONG = """double sum_squares(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += x[i];
+    }
+    return s * kRepeat;
+}"""
+
+QUICK = {"repetitions": 7, "minTimeMs": 5}
+
+
+def function_span(text: str, start: str = "double sum_squares(") -> tuple[int, int]:
+    begin = text.index(start)
+    end = text.index("\n}\n", begin) + 2
+    return begin, end
+
+
+def start_line(text: str) -> int:
+    return line_of(text, "double sum_squares(")
+
+
+async def feedback_rows(db: Path, expect: int, timeout: float = 20.0) -> list[tuple[str, str, str]]:
+    """The feedback table once it holds ``expect`` rows (the server writes from its own thread)."""
+    import sqlite3
+
+    rows: list[tuple[str, str, str]] = []
+    for _ in range(int(timeout / 0.1)):
+        if db.exists():
+            with sqlite3.connect(db) as conn:
+                rows = conn.execute("SELECT candidate_id, action, source FROM feedback ORDER BY created_at, id").fetchall()
+            if len(rows) >= expect:
+                return rows
+        await asyncio.sleep(0.1)
+    return rows
+
+
+async def start_job(ed: Editor, uri: str, line: int, title: str = "Optimize this function") -> dict[str, Any]:
+    [action] = [a for a in await ed.actions(uri, line) if a.title == title]
+    answer = await ed.command(action.command)
+    assert answer["status"] == "started", answer
+    return answer
+
+
+async def test_a_verified_rewrite_replaces_exactly_the_function_and_is_logged(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST], **QUICK)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        answer = await start_job(ed, uri, start_line(text) + 2)
+        # The function moves while the job runs: the result follows it.
+        ed.replace_text(uri, "// a new first line\n" + text)
+        done = await ed.wait_finished()
+        assert done["status"] == "verified", done
+        assert len(done["suggestions"]) == 1
+
+        reports = ed.client.progress_reports[f"perfalign/{answer['job']}"]
+        assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
+        assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+        middle = [r for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+        assert middle and all(r.percentage is not None and 0 <= r.percentage <= 100 for r in middle)
+        assert [r.percentage for r in middle] == sorted(r.percentage for r in middle)
+        assert any("verifying" in (r.message or "") or "sampling" in (r.message or "") for r in middle)
+
+        moved = ed.texts[uri]
+        [diagnostic] = ed.client.diagnostics[uri]
+        assert diagnostic.severity == types.DiagnosticSeverity.Information and diagnostic.source == "perfalign"
+        assert diagnostic.range.start.line == start_line(moved)
+        assert "faster" in diagnostic.message
+
+        actions = await ed.actions(uri, start_line(moved) + 3)
+        titles = [a.title for a in actions]
+        assert titles[0].startswith("Apply verified rewrite: ") and "× faster (95% CI " in titles[0]
+        assert any(t.startswith("Show diff") for t in titles) and any(t.startswith("Reject suggestion") for t in titles)
+        apply = actions[0]
+        assert apply.is_preferred and apply.edit is not None
+        [(edit_uri, edits)] = edits_of(apply.edit).items()
+        assert edit_uri == uri and len(edits) == 1
+        begin, end = function_span(moved)
+        ed.apply(apply.edit)
+        assert ed.texts[uri] == moved[:begin] + FAST + moved[end:]
+        assert (await ed.command(apply.command))["status"] == "applied"
+
+        db = tmp_path / "prefs.db"
+        rows = await feedback_rows(db, 1)
+        assert [(r[1], r[2]) for r in rows] == [("accepted", "lsp")]
+        assert rows[0][0] == done["suggestions"][0]["candidateId"]
+        # No diagnostic is left once the rewrite is in place; editing it is logged.
+        assert ed.client.diagnostics[uri] == []
+        rewritten = ed.texts[uri]
+        ed.replace_text(uri, rewritten.replace("s += x[i] * x[i];", "s += x[i] * x[i]; /* mine */ s += 0.0;"))
+        rows = await feedback_rows(db, 2)
+        assert [r[1] for r in rows] == ["accepted", "edited_after_accept"]
+
+
+async def test_reject_show_diff_and_dismiss_are_logged(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST, FAST_TOO], **QUICK)
+    async with editor(tmp_path, settings, resolve_edit=True) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text))
+        done = await ed.wait_finished()
+        assert done["status"] == "verified" and len(done["suggestions"]) == 2, done
+        actions = await ed.actions(uri, start_line(text))
+        applies = [a for a in actions if a.title.startswith("Apply")]
+        assert len(applies) == 2 and all(a.edit is None for a in applies)  # the client resolves edits
+        resolved = await ed.client.code_action_resolve_async(applies[0])
+        [(_, [edit])] = edits_of(resolved.edit).items()
+        begin, end = function_span(text)
+        assert apply_text_edits(text, [edit]) == text[:begin] + edit.new_text + text[end:]
+
+        show = next(a for a in actions if a.title.startswith("Show diff"))
+        assert (await ed.command(show.command))["status"] == "shown"
+        [diff] = ed.diffs
+        assert diff["uri"] == uri and diff["original"] == text[begin:end]
+        assert diff["candidate"].strip() in (FAST, FAST_TOO) and "faster" in diff["title"]
+
+        reject = next(a for a in actions if a.title.startswith("Reject"))
+        assert (await ed.command(reject.command))["status"] == "rejected"
+        assert len([a for a in await ed.actions(uri, start_line(text)) if a.title.startswith("Apply")]) == 1
+        # Editing the function leaves the other suggestion unused.
+        ed.replace_text(uri, text.replace("double s = 0.0;", "double s = 0.0; /* start */", 1))
+        db = tmp_path / "prefs.db"
+        rows = await feedback_rows(db, 2)
+        assert sorted(r[1] for r in rows) == ["dismissed", "rejected"]
+        assert {r[0] for r in rows} == {s["candidateId"] for s in done["suggestions"]}
+        assert not [a for a in await ed.actions(uri, start_line(text)) if a.title.startswith("Apply")]
+        assert ed.client.diagnostics[uri] == []
+
+
+async def test_show_diff_falls_back_to_a_diff_document(tmp_path: Path) -> None:
+    async with editor(tmp_path, fake_settings(tmp_path, [FAST], **QUICK), diff_notification=False) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text))
+        assert (await ed.wait_finished())["status"] == "verified"
+        show = next(a for a in await ed.actions(uri, start_line(text)) if a.title.startswith("Show diff"))
+        answer = await ed.command(show.command)
+        assert answer["status"] == "written" and ed.diffs == []
+        [shown] = ed.client.shown_documents
+        diff = Path(answer["path"]).read_text()
+        assert shown.uri.endswith(".diff") and shown.uri.startswith("file://")
+        lines = diff.splitlines()
+        assert any(line.startswith("-") and "for (int j = 0; j <= i; j++)" in line for line in lines)
+        assert any(line.startswith("+") and "s += x[i] * x[i];" in line for line in lines)
+
+
+async def test_cancel_stops_the_job_and_leaves_no_process(tmp_path: Path) -> None:
+    # Long timing runs so that the job is surely busy compiling or timing when cancelled.
+    settings = fake_settings(tmp_path, [FAST, FAST_TOO], minTimeMs=2000, repetitions=21)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        pid = (await ed.run("perfalign.report"))["pid"]
+        answer = await start_job(ed, uri, start_line(text))
+        token = f"perfalign/{answer['job']}"
+        for _ in range(600):
+            if descendants(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert descendants(pid), "the job never started a compiler or benchmark"
+        # While it runs, the action on that function is to cancel it; a second request joins it.
+        titles = [a.title for a in await ed.actions(uri, start_line(text))]
+        assert "Cancel optimizing sum_squares" in titles and "Optimize this function" not in titles
+        joined = await ed.run("perfalign.optimize", {"uri": uri, "function": "sum_squares"})
+        assert joined["status"] == "joined" and joined["job"] == answer["job"]
+        busy = await ed.run("perfalign.parallelize", {"uri": uri, "function": "sum_squares"})
+        assert busy["status"] == "busy"
+        ed.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+        done = await ed.wait_finished(timeout=30)
+        assert done["status"] == "cancelled"
+        assert isinstance(ed.client.progress_reports[token][-1], types.WorkDoneProgressEnd)
+        for _ in range(100):
+            if not descendants(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert descendants(pid) == []
+        # The function is offered again.
+        assert "Optimize this function" in [a.title for a in await ed.actions(uri, start_line(text))]
+
+
+def descendants(pid: int) -> list[int]:
+    """Live (not zombie) processes below ``pid``."""
+    children: dict[int, list[int]] = {}
+    states: dict[int, str] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        child = int(stat.parent.name)
+        states[child] = fields[0]
+        children.setdefault(int(fields[1]), []).append(child)
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if states.get(child) != "Z":
+                out.append(child)
+            todo.append(child)
+    return out
+
+
+async def test_a_document_edited_mid_job_gets_no_stale_edit(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST], repetitions=7, minTimeMs=100)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text))
+        edited = text.replace("return s * kRepeat;", "return s * kRepeat + 1.0;")
+        ed.replace_text(uri, edited)
+        done = await ed.wait_finished()
+        assert done["status"] == "withdrawn", done
+        actions = await ed.actions(uri, start_line(edited))
+        assert [a.title for a in actions] == ["Optimize this function", "Parallelize with OpenMP"]
+        assert any("changed while perfalign was optimizing" in m.message for m in ed.client.messages)
+        assert ed.client.diagnostics.get(uri, []) == []
+
+
+async def test_concurrent_jobs_on_two_files_and_close_dismisses(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST], **QUICK)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        (ed.root / "other.c").write_text(text)
+        first, second = ed.open("kernels.c"), ed.open("other.c")
+        one = await start_job(ed, first, start_line(text))
+        two = await start_job(ed, second, start_line(text))
+        assert one["job"] != two["job"]
+        report = await ed.run("perfalign.report")
+        assert len(report["jobs"]) in (1, 2)  # the first may already be done on a fast machine
+        await ed.wait_finished(2)
+        assert {(f["uri"], f["status"]) for f in ed.finished} == {(first, "verified"), (second, "verified")}
+        ed.close(second)
+        rows = await feedback_rows(tmp_path / "prefs.db", 1)
+        assert [r[1] for r in rows] == ["dismissed"]
+        other = next(f for f in ed.finished if f["uri"] == second)
+        assert rows[0][0] == other["suggestions"][0]["candidateId"]
+        assert [a.title for a in await ed.actions(first, start_line(text))][0].startswith("Apply verified rewrite")
+
+
+async def test_a_model_that_fails_to_load_is_reported_and_the_model_reloads_when_it_changes(tmp_path: Path) -> None:
+    replies = tmp_path / "replies.json"
+    settings = {"backend": "fake", "endpoint": str(replies), "samples": 1, "dbPath": str(tmp_path / "prefs.db"), **QUICK}
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text))
+        failed = await ed.wait_finished(1)
+        assert failed["status"] == "failed", failed
+        assert any(m.type == types.MessageType.Error and "failed" in m.message for m in ed.client.messages)
+        assert "Traceback" not in " ".join(m.message for m in ed.client.messages)
+        [diagnostic] = ed.client.diagnostics[uri]
+        assert diagnostic.code == "failed"
+        # The replies file appears: the next job loads it.
+        write_replies(replies, [WRONG])
+        await start_job(ed, uri, start_line(text))
+        none = await ed.wait_finished(2)
+        assert none["status"] == "none", none
+        [diagnostic] = ed.client.diagnostics[uri]
+        assert diagnostic.code == "none" and diagnostic.message.startswith("perfalign: ")
+        # It changes on disk: reloaded, not served from the loaded copy.
+        write_replies(replies, [FAST])
+        await start_job(ed, uri, start_line(text))
+        assert (await ed.wait_finished(3))["status"] == "verified"
+
+
+@pytest.mark.slow
+async def test_the_default_model_suggests_through_the_server(tmp_path: Path) -> None:
+    settings = {"samples": 2, "dbPath": str(tmp_path / "prefs.db"), **QUICK}
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        answer = await start_job(ed, uri, start_line(text))
+        done = await ed.wait_finished(timeout=1500)
+        assert done["status"] in {"verified", "none"}, done
+        reports = ed.client.progress_reports[f"perfalign/{answer['job']}"]
+        assert any("sampling" in (getattr(r, "message", "") or "") for r in reports)
+        if done["status"] == "verified":
+            apply = (await ed.actions(uri, start_line(text)))[0]
+            assert apply.title.startswith("Apply verified rewrite") and apply.edit is not None
