@@ -73,6 +73,8 @@ def bar_chart(title: str, labels: list[str], series: list[tuple[str, str, list[f
             else:
                 w = slot * 0.7 / len(series)
                 x = x0 + slot * i + slot * 0.15 + w * k
+            if value <= 0:
+                continue
             h = plot_h * value / top
             y = y0 - plot_h * base / top - h
             body.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" '
