@@ -1,0 +1,70 @@
+"""Online RL with performance feedback (GRPO): sample a group per prompt, verify each, reward speed.
+
+Prompts are the store's RL rows (or self-play's): the prompt messages plus the
+compilable ``source``, ``language``, ``function`` and ``mode`` the execution
+reward needs.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from perfalign.training import common
+from perfalign.training.config import GRPOConfig
+from perfalign.training.data import to_dataset
+from perfalign.training.rewards import get_execution_reward, get_reward_model_reward
+
+COLUMNS = ("prompt", "source", "language", "function", "mode")
+
+
+def main(config: GRPOConfig) -> common.TrainResult:
+    from trl import GRPOConfig as TRLGRPOConfig
+    from trl import GRPOTrainer
+
+    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+
+    splits = common.load_data(config, "rl")
+    ref = resolve_base(config.base)
+    tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
+    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
+    execution = get_execution_reward(
+        speedup_weight=config.speedup_weight,
+        correct_bonus=config.correct_bonus,
+        max_reward=config.max_reward,
+        workers=config.verify_workers,
+        timeout_s=config.verify_timeout_s,
+        threads=config.threads,
+        repetitions=config.repetitions,
+    )
+    reward_funcs: list[object] = [execution]
+    weights = [1.0]
+    if config.reward_model:
+        reward_funcs.append(get_reward_model_reward(config.reward_model, max_length=config.max_length))
+        weights.append(config.reward_model_weight)
+    kwargs = common.trl_kwargs(config, Path(config.output_dir))
+    kwargs["per_device_train_batch_size"] = config.num_generations * config.per_device_batch_size
+    args = TRLGRPOConfig(
+        **kwargs,
+        num_generations=config.num_generations,
+        max_completion_length=config.max_completion_length,
+        temperature=config.temperature,
+        beta=config.beta,
+        reward_weights=weights,
+        use_vllm=config.use_vllm,
+        log_completions=False,
+    )
+    rows = [dict(r, language=r.get("language") or "c", mode=r.get("mode") or "serial") for r in splits.train]
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=reward_funcs,  # type: ignore[arg-type]
+        args=args,
+        train_dataset=to_dataset(rows, COLUMNS),
+        processing_class=tokenizer,
+        peft_config=lora_config(config),
+    )
+    try:
+        seconds = common.run_trainer(trainer)
+    finally:
+        execution.close()
+    history = [e for e in trainer.state.log_history if "reward" in e]
+    metrics = {"mean_reward_first": float(history[0]["reward"]), "mean_reward_last": float(history[-1]["reward"])} if history else {}
+    return common.save("grpo", trainer, config, splits, seconds, metrics=metrics)
