@@ -674,14 +674,14 @@ def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[typ
             actions.append(apply)
             actions.append(
                 types.CodeAction(
-                    title=f"Show diff ({suggestion.title.split(': ', 1)[-1]})",
+                    title=f"Show diff{_label(suggestion)}",
                     kind=kind,
                     command=types.Command(title="Show diff", command=CMD_SHOW_DIFF, arguments=[ref]),
                 )
             )
             actions.append(
                 types.CodeAction(
-                    title=f"Reject suggestion ({suggestion.title.split(': ', 1)[-1]})",
+                    title=f"Reject suggestion{_label(suggestion)}",
                     kind=kind,
                     command=types.Command(title="Reject suggestion", command=CMD_REJECT, arguments=[ref]),
                 )
@@ -952,6 +952,11 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
             ],
         },
     )
+
+
+def _label(suggestion: Suggestion) -> str:
+    """Tells apart the Show diff / Reject actions of several suggestions."""
+    return f" ({suggestion.speedup:.1f}× rewrite)" if suggestion.speedup is not None else ""
 
 
 def _apply_title(verdict: Any) -> str:

@@ -276,6 +276,46 @@ async def test_invalid_settings_are_reported_and_replaced_by_defaults(tmp_path: 
         assert report["settings"]["samples"] == 2 and report["settingsErrors"] == []
 
 
+def test_serve_over_tcp_answers_initialize(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([PERFALIGN, "serve", "--tcp", f"127.0.0.1:{port}"], stderr=subprocess.PIPE)
+    try:
+        for _ in range(200):
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    raise AssertionError(f"the server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+                import time
+
+                time.sleep(0.05)
+        else:
+            raise AssertionError("nothing listened on the port")
+        with conn:
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                               "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+            conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            header, _, rest = data.partition(b"\r\n\r\n")
+            length = int(header.split(b":")[1].split(b"\r\n")[0])
+            while len(rest) < length:
+                rest += conn.recv(65536)
+            answer = json.loads(rest[:length])
+        assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "perfalign"
+        assert answer["result"]["capabilities"]["codeActionProvider"]["resolveProvider"] is True
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) is not None
+
+
 # ---------------------------------------------------------------- bad input
 
 
