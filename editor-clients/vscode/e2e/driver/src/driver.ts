@@ -1,0 +1,169 @@
+// Runs one perfalign code action in a real VS Code, as a user would from the light bulb,
+// and records what happened for tests/test_editor_vscode.py.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+
+interface Spec {
+  file: string;
+  line: number;
+  mode: "serial" | "openmp";
+  timeoutS: number;
+}
+
+interface Result {
+  ok: boolean;
+  error?: string;
+  steps: { step: string; seconds: number }[];
+  actionsBefore: string[];
+  actionsAfter: string[];
+  startAnswer?: unknown;
+  applyAnswer?: unknown;
+  diffTab?: string;
+  textAfter?: string;
+  dirtyAfter?: boolean;
+}
+
+const KINDS = { serial: "refactor.rewrite.optimize", openmp: "refactor.rewrite.parallelize.openmp" };
+const START = { serial: "perfalign.optimize", openmp: "perfalign.parallelize" };
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function poll<T>(what: string, timeoutS: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutS}s waiting for ${what}`);
+    }
+    await sleep(250);
+  }
+}
+
+async function codeActions(uri: vscode.Uri, at: vscode.Position, kind: string): Promise<vscode.CodeAction[]> {
+  const found = await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+    "vscode.executeCodeActionProvider",
+    uri,
+    new vscode.Range(at, at),
+    kind,
+    20, // resolve the edits of up to 20 actions, as the light bulb does when one is picked
+  );
+  return (found ?? []).filter((a): a is vscode.CodeAction => "kind" in a);
+}
+
+function commandOf(action: vscode.CodeAction): string | undefined {
+  return action.command?.command;
+}
+
+async function run(command: vscode.Command): Promise<unknown> {
+  const args: unknown[] = command.arguments ?? [];
+  return vscode.commands.executeCommand(command.command, ...args);
+}
+
+/** Ask the test runner (Playwright) for a screenshot of the whole page, and wait until it is taken. */
+async function screenshot(dir: string, name: string): Promise<void> {
+  await sleep(1500); // let the workbench paint
+  const request = path.join(dir, `shot-${name}.request`);
+  fs.writeFileSync(request, name);
+  const deadline = Date.now() + 30_000;
+  while (fs.existsSync(request) && Date.now() < deadline) {
+    await sleep(200);
+  }
+}
+
+async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
+  const t0 = Date.now();
+  const step = (name: string): void => {
+    result.steps.push({ step: name, seconds: (Date.now() - t0) / 1000 });
+    fs.writeFileSync(path.join(dir, "progress.json"), JSON.stringify(result, null, 2));
+  };
+  const kind = KINDS[spec.mode];
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(spec.file));
+  const editor = await vscode.window.showTextDocument(doc, { preview: false });
+  const at = new vscode.Position(spec.line, 0);
+  editor.selection = new vscode.Selection(at, at);
+  editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenter);
+  step("opened");
+
+  // The perfalign extension activates on C files and starts the server; wait for its action.
+  const start = await poll("the perfalign code action", spec.timeoutS, async () =>
+    (await codeActions(doc.uri, at, kind)).find((a) => commandOf(a) === START[spec.mode]),
+  );
+  result.actionsBefore = (await codeActions(doc.uri, at, "refactor")).map((a) => a.title);
+  step("actions listed");
+  // Show the real light-bulb menu for the screenshot, then close it.
+  await vscode.commands.executeCommand("editor.action.refactor");
+  await screenshot(dir, "actions");
+  await vscode.commands.executeCommand("hideCodeActionWidget");
+
+  if (start.command === undefined) {
+    throw new Error("the perfalign action has no command");
+  }
+  result.startAnswer = await run(start.command);
+  step("job started");
+
+  const apply = await poll("a verified suggestion", spec.timeoutS, async () =>
+    (await codeActions(doc.uri, at, kind)).find((a) => commandOf(a) === "perfalign.apply"),
+  );
+  const after = await codeActions(doc.uri, at, kind);
+  result.actionsAfter = after.map((a) => a.title);
+  step("suggestion verified");
+
+  const showDiff = after.find((a) => commandOf(a) === "perfalign.showDiff");
+  if (showDiff?.command !== undefined) {
+    await run(showDiff.command);
+    const tab = await poll("the diff editor", 30, () => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return Promise.resolve(active?.input instanceof vscode.TabInputTextDiff ? active : undefined);
+    });
+    result.diffTab = tab.label;
+    step("diff shown");
+    await screenshot(dir, "diff");
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  }
+
+  // Apply it exactly as the light bulb does: the action's edit, then its command.
+  await vscode.window.showTextDocument(doc, { preview: false });
+  if (apply.edit !== undefined) {
+    const applied = await vscode.workspace.applyEdit(apply.edit);
+    if (!applied) {
+      throw new Error("VS Code refused the suggestion's edit");
+    }
+  }
+  if (apply.command !== undefined) {
+    result.applyAnswer = await run(apply.command);
+  }
+  await doc.save();
+  result.textAfter = doc.getText();
+  result.dirtyAfter = doc.isDirty;
+  step("applied and saved");
+  await screenshot(dir, "applied");
+}
+
+export function activate(): void {
+  const dir = process.env.PERFALIGN_E2E_DIR;
+  if (dir === undefined || dir === "") {
+    return;
+  }
+  const spec = JSON.parse(fs.readFileSync(path.join(dir, "spec.json"), "utf-8")) as Spec;
+  const result: Result = { ok: false, steps: [], actionsBefore: [], actionsAfter: [] };
+  void drive(dir, spec, result)
+    .then(() => {
+      result.ok = true;
+    })
+    .catch((err: unknown) => {
+      result.error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    })
+    .finally(() => {
+      fs.writeFileSync(path.join(dir, "result.json"), JSON.stringify(result, null, 2));
+    });
+}
+
+export function deactivate(): void {
+  // Nothing to stop.
+}
