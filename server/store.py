@@ -378,7 +378,10 @@ class CandidateStore:
             self.db = Database(self._conn, execute_plugins=False)
             self._prepare()
         if prune and not read_only:
-            self.prune()
+            try:
+                self.prune()
+            except StoreLockedError:
+                pass  # another process is writing; retention runs again next time
 
     # -- opening
 

@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from perfalign.server.store import UNUSABLE, CandidateStore, StoreError, StorePolicy
+from perfalign.server.store import UNUSABLE, CandidateStore, StoreError, StoreLockedError, StorePolicy
 
 T = TypeVar("T")
 log = logging.getLogger("perfalign.store")
@@ -48,7 +48,15 @@ class StoreWriter:
         policy: StorePolicy | None = None,
         opener: Callable[[], CandidateStore] | None = None,
     ) -> None:
-        self._opener = opener or (lambda: CandidateStore(path, policy=policy))
+        if opener is None:
+            from perfalign.server.paths import default_db_path
+
+            # The database this writer logs to (None when a custom opener decides).
+            self.path: str | None = str(path) if path is not None else str(default_db_path())
+            opener = lambda: CandidateStore(self.path, policy=policy)  # noqa: E731
+        else:
+            self.path = None
+        self._opener = opener
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=MAX_PENDING)
         self._disabled_reason: str | None = None
         self._closed = False
@@ -105,14 +113,20 @@ class StoreWriter:
             self._disabled_reason = reason
             log.warning("preference logging is off: %s", reason)
 
-    def _run(self) -> None:
-        store: CandidateStore | None = None
+    def _open(self) -> CandidateStore | None:
+        """Open the store; None when it cannot be opened now (a lock) or at all (then logging is off)."""
         try:
-            store = self._opener()
+            return self._opener()
+        except StoreLockedError:
+            return None
         except StoreError as exc:
             self._disable(str(exc))
         except Exception as exc:  # an unexpected failure must not reach the editor
             self._disable(f"cannot open the preference store: {exc}")
+        return None
+
+    def _run(self) -> None:
+        store = self._open()
         while True:
             item = self._queue.get()
             if item is _STOP:
@@ -120,8 +134,13 @@ class StoreWriter:
             fn, future = item
             if not future.set_running_or_notify_cancel():
                 continue
+            if store is None and self._disabled_reason is None:
+                store = self._open()  # the database was locked when last tried
             if store is None or self._disabled_reason is not None:
-                future.set_exception(StoreDisabledError(self._disabled_reason or "the store is not open"))
+                reason = self._disabled_reason
+                future.set_exception(
+                    StoreDisabledError(reason) if reason else StoreLockedError("the preference store is locked by another process")
+                )
                 continue
             try:
                 future.set_result(fn(store))

@@ -204,3 +204,31 @@ def test_a_writer_killed_mid_burst_leaves_a_consistent_database(db_path: Path, t
             cands = store.candidates_of(rid)
             assert len(cands) == 2 and [f.action for f in cands[-1].feedback] == ["accepted"]
         store.record_request(request())  # and it still takes writes
+
+
+def test_the_writer_says_where_it_logs(db_path: Path, perfalign_home: Path) -> None:
+    with StoreWriter(db_path) as writer:
+        assert writer.path == str(db_path)
+    with StoreWriter() as writer:
+        assert writer.submit(lambda s: s.path).result(timeout=30) == writer.path == str(perfalign_home / "perfalign.db")
+
+
+def test_a_database_locked_at_start_is_opened_later(db_path: Path) -> None:
+    holder = sqlite3.connect(db_path, isolation_level=None)  # a new file, locked before perfalign can set it up
+    holder.execute("BEGIN EXCLUSIVE")
+    opened: list[int] = []
+
+    def opener() -> CandidateStore:
+        store = CandidateStore(db_path, timeout_s=0.2)
+        opened.append(1)
+        return store
+
+    writer = StoreWriter(opener=opener)
+    with pytest.raises(StoreLockedError):
+        writer.submit(lambda s: s.record_request(request())).result(timeout=30)
+    assert opened == []
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert len(writer.submit(lambda s: s.record_request(request())).result(timeout=30)) == 26
+    assert writer.disabled_reason is None and opened == [1]
+    writer.close()
