@@ -212,10 +212,15 @@ async def editor(
             await client.stop()
 
 
-def _plain(params: Any) -> dict[str, Any]:
+def _plain(params: Any) -> Any:
+    """A notification's params as plain JSON values (pygls hands them over as named tuples)."""
+    if hasattr(params, "_asdict"):
+        return {k: _plain(v) for k, v in params._asdict().items()}
     if isinstance(params, dict):
-        return params
-    return {k: getattr(params, k) for k in dir(params) if not k.startswith("_")}
+        return {k: _plain(v) for k, v in params.items()}
+    if isinstance(params, (list, tuple)):
+        return [_plain(v) for v in params]
+    return params
 
 
 def fake_settings(tmp_path: Path, codes: list[str], **extra: Any) -> dict[str, Any]:
