@@ -299,7 +299,7 @@ def _kill_uid(uid: int) -> None:
             return
         try:
             subprocess.run(
-                ["/bin/kill", "-s", "KILL", "--", "-1"],
+                ["/bin/sh", "-c", "kill -KILL -1"],
                 user=uid,
                 group=uid,
                 extra_groups=[],
@@ -558,6 +558,9 @@ def _run(
                 os.close(c.fd)
         wall = time.monotonic() - start
     code = proc.returncode
+    if use_bwrap and code is not None and 128 < code <= 128 + 64:
+        # bubblewrap reports a command killed by signal N as exit status 128 + N.
+        code = -(code - 128)
     return RunResult(
         returncode=code,
         stdout=collectors[0].text(),

@@ -1,0 +1,8 @@
+/* Forks without end. */
+#include <unistd.h>
+
+int main(void)
+{
+    for (;;)
+        fork();
+}

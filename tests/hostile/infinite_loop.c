@@ -1,0 +1,7 @@
+/* Never returns. */
+int main(void)
+{
+    volatile unsigned long n = 0;
+    for (;;)
+        n++;
+}
