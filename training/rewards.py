@@ -82,12 +82,13 @@ class ExecutionReward:
         self.repetitions = repetitions
         self._pool: ThreadPoolExecutor | None = None
         self._cache: dict[str, Verdict] = {}
+        self._verifiers: dict[tuple[str, str, str, str], list[Any]] = {}
         self._lock = threading.Lock()
         self.last_verdicts: list[Verdict | None] = []
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_pool=None, _cache={}, _lock=None, last_verdicts=[])
+        state.update(_pool=None, _cache={}, _verifiers={}, _lock=None, last_verdicts=[])
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -107,6 +108,22 @@ class ExecutionReward:
             log_to_store=False,
         )
 
+    def _verifier(self, source: str, language: str, function: str, mode: str):  # type: ignore[no-untyped-def]
+        """One prepared verifier per function and mode: the original is built and probed once."""
+        from perfalign.server.verify import FunctionVerifier
+
+        key = (source, language, function, mode)
+        with self._lock:
+            entry = self._verifiers.get(key)
+            if entry is None:
+                entry = self._verifiers[key] = [None, None, threading.Lock()]
+        with entry[2]:
+            if entry[0] is None:
+                verifier = FunctionVerifier(source, language, function, mode=mode, settings=self.settings())
+                entry[1] = verifier.prepare()
+                entry[0] = verifier
+        return entry[0], entry[1]
+
     def verify(self, source: str, language: str, function: str, mode: str, code: str) -> Verdict:
         """The verifier's verdict on ``code`` (cached: a group often repeats a completion)."""
         if not code.strip():
@@ -115,10 +132,9 @@ class ExecutionReward:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        from perfalign.server.verify import verify_source
-
         try:
-            verdict = verify_source(source, language, function, code, mode=mode, settings=self.settings())
+            verifier, failure = self._verifier(source, language, function, mode)
+            verdict = failure if failure is not None else verifier.verify(code)
         except Exception as exc:  # a verifier failure costs this sample its reward, not the run
             verdict = Verdict(Status.CRASH, detail=f"verifier error: {type(exc).__name__}: {exc}"[:200])
         with self._lock:
@@ -167,9 +183,14 @@ class ExecutionReward:
         return rewards
 
     def close(self) -> None:
+        """Stop the workers and delete the verifiers' build folders."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        for verifier, _, _ in self._verifiers.values():
+            if verifier is not None:
+                verifier.close()
+        self._verifiers = {}
 
 
 def get_execution_reward(**kwargs: Any) -> ExecutionReward:

@@ -1,0 +1,123 @@
+"""``perfalign train``: sft | dpo | reward | grpo | selfplay | export | eval.
+
+Every option comes from the command's config dataclass (``perfalign.training.config``),
+so a flag, a TOML/YAML key and the dataclass field are the same thing. Heavy
+libraries (torch, transformers, TRL, PEFT) load only when a command runs.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import typing
+from dataclasses import MISSING, asdict, fields
+from pathlib import Path
+from typing import Any
+
+import click
+
+from perfalign.training import config as cfg
+
+# command -> (module with main(config), one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "sft": ("perfalign.training.sft", "Supervised fine-tuning on the fastest verified rewrites."),
+    "dpo": ("perfalign.training.dpo", "DPO on performance pairs (faster-correct over slower or incorrect)."),
+    "reward": ("perfalign.training.reward", "Train a reward model that ranks the faster version higher."),
+    "grpo": ("perfalign.training.grpo", "Online RL (GRPO) whose reward runs the verifier on each sample."),
+    "selfplay": ("perfalign.training.selfplay", "Sample the model on a corpus, verify everything, write pairs."),
+    "export": ("perfalign.training.export", "Write the adapter as GGUF, check it in llama.cpp, register it."),
+    "eval": ("perfalign.training.evaluate", "build@k, pass@k and speedup_n@k for base and trained model."),
+}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _options(cls: type) -> list[click.Option]:
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in fields(cls):
+        hint = hints[f.name]
+        help_text = str(f.metadata.get("help", ""))
+        default = f.default if f.default is not MISSING else (f.default_factory() if f.default_factory is not MISSING else None)  # type: ignore[misc]
+        show = f"(default: {default})" if default not in (None, "", []) else ""
+        help_text = f"{help_text} {show}".strip()
+        if typing.get_origin(hint) is list:
+            (item,) = typing.get_args(hint)
+            out.append(click.Option([_flag(f.name)], type=item, multiple=True, default=None, help=help_text + " Repeat for several."))
+        elif hint is bool:
+            out.append(click.Option([f"{_flag(f.name)}/--no-{f.name.replace('_', '-')}"], default=None, help=help_text))
+        else:
+            kind = {int: int, float: float}.get(hint, str)
+            out.append(click.Option([_flag(f.name)], type=kind, default=None, help=help_text))
+    return out
+
+
+def _as_jsonable(value: Any) -> Any:
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _as_jsonable(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {k: _as_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _run(command: str, config_file: Path | None, as_json: bool, overrides: dict[str, Any]) -> None:
+    module_name, _ = COMMANDS[command]
+    try:
+        file_data = cfg.read_file(config_file) if config_file else {}
+        config = cfg.build(cfg.CONFIGS[command], command, file_data, overrides)
+    except cfg.ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise click.ClickException(
+            f"'perfalign train {command}' needs the package {exc.name!r}; install it with: pip install 'perfalign[train]'"
+        ) from None
+    try:
+        result = module.main(config)
+    except KeyboardInterrupt:
+        raise click.ClickException("interrupted; nothing was registered") from None
+    except Exception as exc:  # every failure reaches the user as one actionable line
+        raise click.ClickException(_explain(exc)) from None
+    if as_json:
+        click.echo(json.dumps(_as_jsonable(result), default=str))
+    else:
+        click.echo(result.summary() if hasattr(result, "summary") else str(result))
+
+
+def _explain(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    name = type(exc).__name__
+    if name in {"OutOfMemoryError"} or "out of memory" in text.lower():
+        return f"out of memory: {text[:200]}; lower --per-device-batch-size or --max-length, or use --gradient-checkpointing"
+    known = {"TrainingError", "DataError", "ModelLoadError", "ExportError", "GGUFExportError", "ConfigError", "SelfPlayError", "EvalError"}
+    return text if name in known else f"{name}: {text[:300]}"
+
+
+def _make(command: str) -> click.Command:
+    cls = cfg.CONFIGS[command]
+    _, help_text = COMMANDS[command]
+
+    def callback(config_file: Path | None, as_json: bool, **overrides: Any) -> None:
+        _run(command, config_file, as_json, overrides)
+
+    params: list[click.Parameter] = [
+        click.Option(["--config", "config_file"], type=click.Path(path_type=Path, dir_okay=False), help="TOML or YAML file with these options (flags win)."),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the result as one JSON document."),
+        *_options(cls),
+    ]
+    return click.Command(command, callback=callback, params=params, help=help_text + "\n\n" + (cls.__doc__ or "").strip(), short_help=help_text)
+
+
+@click.group()
+def train() -> None:
+    """Train, export and evaluate performance-aligned models (needs pip install 'perfalign[train]')."""
+
+
+for _name in COMMANDS:
+    train.add_command(_make(_name))
