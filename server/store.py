@@ -651,6 +651,20 @@ class CandidateStore:
                 out.setdefault(row["candidate_id"], []).append(StoredFeedback(**row))
         return out
 
+    def candidates_by_request(self, since: str | None = None) -> dict[str, list[StoredCandidate]]:
+        """Every candidate (of requests created at or after ``since``) with its feedback, grouped by request."""
+        where = " WHERE request_id IN (SELECT id FROM requests WHERE created_at >= ?)" if since else ""
+        params = [since] if since else []
+        feedback: dict[str, list[StoredFeedback]] = {}
+        for row in self.query(
+            "SELECT * FROM feedback WHERE candidate_id IN (SELECT id FROM candidates" + where + ") ORDER BY id", params
+        ):
+            feedback.setdefault(row["candidate_id"], []).append(StoredFeedback(**row))
+        out: dict[str, list[StoredCandidate]] = {}
+        for row in self.query("SELECT * FROM candidates" + where + " ORDER BY id", params):
+            out.setdefault(row["request_id"], []).append(StoredCandidate.from_row(row, feedback.get(row["id"], [])))
+        return out
+
     def requests(self, since: str | None = None) -> Iterator[StoredRequest]:
         """Every request, oldest first (optionally only those created at or after ``since``)."""
         sql = "SELECT * FROM requests" + (" WHERE created_at >= ?" if since else "") + " ORDER BY id"

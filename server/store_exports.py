@@ -54,9 +54,10 @@ def _usable(req: StoredRequest) -> bool:
 
 
 def _requests_with_candidates(store: CandidateStore, since: str | None) -> Iterator[tuple[StoredRequest, list[StoredCandidate]]]:
+    candidates = store.candidates_by_request(since)
     for req in store.requests(since):
         if _usable(req):
-            yield req, store.candidates_of(req.id)
+            yield req, candidates.get(req.id, [])
 
 
 def _pair_row(req: StoredRequest, pair: Pair, eval_percent: int) -> dict[str, Any]:
