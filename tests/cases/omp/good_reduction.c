@@ -1,0 +1,9 @@
+#include <math.h>
+
+double weighted_sum(const double *x, int n, double scale) {
+    double s = 0.0;
+    #pragma omp parallel for reduction(+:s)
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s * exp(scale);
+}
