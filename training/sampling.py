@@ -1,0 +1,130 @@
+"""Sample completions from the model being trained: llama.cpp on a GGUF, or transformers on a GPU.
+
+* ``llama-cpp``: the server's own batched backend, on the base GGUF with an
+  optional GGUF LoRA adapter — exactly what users get.
+* ``transformers``: the dequantized base (or a Hugging Face folder) with an
+  optional PEFT adapter folder; batched ``generate`` on whatever device is there.
+
+``auto`` picks transformers when a CUDA device is present, else llama.cpp.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+Messages = list[dict[str, str]]
+
+
+class SamplingError(RuntimeError):
+    """A model that cannot be sampled; the message says what to change."""
+
+
+class Sampler(Protocol):
+    name: str
+
+    def generate(self, messages: Messages, n: int, *, max_tokens: int, temperature: float, seed: int) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class LlamaCppSampler:
+    backend: Any
+    name: str
+
+    def generate(self, messages: Messages, n: int, *, max_tokens: int, temperature: float, seed: int) -> list[str]:
+        return list(self.backend.generate(messages, n, max_tokens=max_tokens, temperature=temperature, top_p=0.95, seed=seed))
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+class TransformersSampler:
+    def __init__(self, model: Any, tokenizer: Any, name: str, batch: int = 16) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.name = name
+        self.batch = batch
+
+    def generate(self, messages: Messages, n: int, *, max_tokens: int, temperature: float, seed: int) -> list[str]:
+        import torch
+
+        prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        device = next(self.model.parameters()).device
+        ids = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(device)
+        torch.manual_seed(seed)
+        texts: list[str] = []
+        while len(texts) < n:
+            k = min(self.batch, n - len(texts))
+            with torch.no_grad():
+                out = self.model.generate(
+                    **ids,
+                    do_sample=temperature > 0,
+                    temperature=max(temperature, 1e-5),
+                    top_p=0.95,
+                    max_new_tokens=max_tokens,
+                    num_return_sequences=k,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                )
+            start = ids["input_ids"].shape[1]
+            texts += self.tokenizer.batch_decode(out[:, start:], skip_special_tokens=True)
+        return texts
+
+    def close(self) -> None:
+        self.model = None
+
+
+def _gguf_adapter(adapter: str) -> Path | None:
+    if not adapter:
+        return None
+    path = Path(adapter)
+    if path.is_file() and path.suffix == ".gguf":
+        return path
+    if (path.parent / "adapter.gguf").is_file() and (path / "adapter_config.json").is_file():
+        return path.parent / "adapter.gguf"
+    return None
+
+
+def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads: int = 0) -> Sampler:
+    """A sampler for ``base`` (+ ``adapter``) on ``engine`` (llama-cpp, transformers or auto)."""
+    from perfalign.training.modeling import resolve_base
+
+    ref = resolve_base(base)
+    if engine == "auto":
+        engine = "llama-cpp" if ref.gguf is not None and not _cuda() else "transformers"
+    label = base + (f"+{Path(adapter).name}" if adapter else "")
+    if engine == "llama-cpp":
+        if ref.gguf is None:
+            raise SamplingError(f"{base} has no GGUF for llama.cpp; use --engine transformers")
+        adapter_gguf = _gguf_adapter(adapter)
+        if adapter and adapter_gguf is None:
+            raise SamplingError(f"{adapter} is not a GGUF adapter; run `perfalign train export` first or use --engine transformers")
+        from perfalign.server.backends.llama_cpp import LlamaCppBackend, LlamaCppOptions
+        from perfalign.server.registry import ResolvedModel
+        from perfalign.server.settings import Settings
+
+        model = ResolvedModel(name=label, backend="llama-cpp", prompt_format="chatml", model_path=ref.gguf, adapter_path=adapter_gguf)
+        return LlamaCppSampler(LlamaCppBackend(model, Settings(), LlamaCppOptions(n_threads=threads)), label)
+    if engine != "transformers":
+        raise SamplingError(f"unknown engine {engine!r}; one of auto, llama-cpp, transformers")
+    from perfalign.training.modeling import load_model, load_tokenizer
+
+    model = load_model(ref)
+    if adapter:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, adapter)
+    if _cuda():
+        model = model.to("cuda")
+    tokenizer = load_tokenizer(ref)
+    tokenizer.padding_side = "left"
+    return TransformersSampler(model.eval(), tokenizer, label)
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
