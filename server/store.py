@@ -373,10 +373,14 @@ class CandidateStore:
         self.policy = policy or StorePolicy()
         self.read_only = read_only
         self._conn: sqlite3.Connection | None = None
-        with self._errors():
-            self._conn = self._connect(timeout_s)
-            self.db = Database(self._conn, execute_plugins=False)
-            self._prepare()
+        try:
+            with self._errors():
+                self._conn = self._connect(timeout_s)
+                self.db = Database(self._conn, execute_plugins=False)
+                self._prepare()
+        except BaseException:
+            self.close()
+            raise
         if prune and not read_only:
             try:
                 self.prune()
