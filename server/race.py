@@ -116,7 +116,7 @@ def find_race(
     if clang is None:
         return None
     binary = workdir / "race_check"
-    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O1", "-fno-omit-frame-pointer"]
+    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0"]
     argv += [f"-I{d}" for d in include_dirs]
     argv += [str(s) for s in sources] + ["-o", str(binary), "-lm"]
     built = sandbox.run(
