@@ -1,0 +1,164 @@
+"""The Neovim plugin, end to end in a real Neovim 0.11 (headless) with the real server.
+
+The driver (editor-clients/nvim/e2e/driver.lua) does what a user does: open a C
+file, :PerfalignOptimize, "Show diff" and "Apply verified rewrite" from
+vim.lsp.buf.code_action(), :write, :PerfalignReport. The model is the
+deterministic fake backend.
+
+Set PERFALIGN_SCREENSHOTS=1 to save the screenshots into docs/img/.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+PLUGIN = REPO / "editor-clients" / "nvim"
+DRIVER = PLUGIN / "e2e" / "driver.lua"
+NVIM = Path(sys.executable).with_name("nvim")
+PERFALIGN = Path(sys.executable).with_name("perfalign")
+
+SLOW_C = """\
+#include <stddef.h>
+
+/* Sum of squares, written the slow way. */
+double sum_squares(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j <= i; j++) {
+            if (j == i) {
+                s += x[i] * x[i];
+            }
+        }
+    }
+    return s;
+}
+"""
+
+FAST_C = """\
+double sum_squares(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += x[i] * x[i];
+    }
+    return s;
+}"""
+
+
+@pytest.fixture(scope="session")
+def nvim() -> Path:
+    """Neovim 0.11 installed (quick when present)."""
+    subprocess.run(["bash", str(REPO / "scripts" / "bootstrap-editors.sh")], cwd=REPO, check=True, timeout=900)
+    out = subprocess.run([str(NVIM), "--version"], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("NVIM v0.1") and not out.startswith("NVIM v0.1."), out.splitlines()[0]
+    return NVIM
+
+
+def _env(tmp_path: Path, e2e: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PERFALIGN_E2E_DIR": str(e2e),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+
+
+def _feedback(db: Path, timeout_s: float = 20.0) -> list[tuple[str, str]]:
+    deadline = time.monotonic() + timeout_s
+    rows: list[tuple[str, str]] = []
+    while time.monotonic() < deadline:
+        if db.exists():
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                try:
+                    rows = [(str(a), str(s)) for a, s in conn.execute("SELECT action, source FROM feedback")]
+                except sqlite3.OperationalError:
+                    rows = []
+            if any(a == "accepted" for a, _ in rows):
+                return rows
+        time.sleep(0.25)
+    return rows
+
+
+def _workspace(tmp_path: Path, setup: dict[str, Any], screenshots: bool = False) -> tuple[Path, Path]:
+    ws, e2e = tmp_path / "workspace", tmp_path / "e2e"
+    ws.mkdir()
+    e2e.mkdir()
+    source = ws / "kernels.c"
+    source.write_text(SLOW_C)
+    line = SLOW_C.splitlines().index("    double s = 0.0;")
+    spec = {"plugin": str(PLUGIN), "file": str(source), "line": line, "mode": "serial", "timeoutS": 180,
+            "setup": setup, "screenshots": screenshots}
+    (e2e / "spec.json").write_text(json.dumps(spec))
+    return source, e2e
+
+
+def _fake_setup(tmp_path: Path) -> dict[str, Any]:
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps([f"```c\n{FAST_C}\n```"]))
+    return {"serverPath": str(PERFALIGN), "backend": "fake", "endpoint": str(replies), "samples": 1,
+            "dbPath": str(tmp_path / "prefs.db")}
+
+
+def test_optimize_in_neovim_applies_the_verified_rewrite_and_logs_accepted(nvim: Path, tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    setup = _fake_setup(tmp_path)
+    source, e2e = _workspace(tmp_path, setup)
+    proc = subprocess.run(
+        [str(nvim), "--headless", "--clean", "-c", f"luafile {DRIVER}"],
+        cwd=source.parent, env=_env(tmp_path, e2e), capture_output=True, text=True, timeout=300,
+    )
+    result_file = e2e / "result.json"
+    assert result_file.exists(), f"Neovim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["ok"], f"{result.get('error')}\n{result.get('messages')}"
+    assert result["version"].startswith("0.11")
+    assert "Optimize this function" in result["actionsBefore"]
+    assert "Parallelize with OpenMP" in result["actionsBefore"]
+    # Progress arrived through LspProgress, from begin to end.
+    kinds = [p["kind"] for p in result["progress"]]
+    assert kinds[0] == "begin" and kinds[-1] == "end", kinds
+    assert result["finished"]["status"] == "verified", result["finished"]
+    assert any(t.startswith("Apply verified rewrite") for t in result["actionsAfter"]), result["actionsAfter"]
+    # "Show diff" opened a split in diff mode: the original on the left, the candidate on the right.
+    assert result["diff"]["windows"] == 2
+    assert all(side["diff"] for side in result["diff"]["sides"])
+    assert "j <= i" in result["diff"]["sides"][0]["text"]
+    assert "j <= i" not in result["diff"]["sides"][1]["text"]
+    # The rewrite is in the buffer and on disk; the server logged it as accepted.
+    assert FAST_C in source.read_text()
+    assert "j <= i" not in source.read_text()
+    assert ("accepted", "lsp") in _feedback(Path(setup["dbPath"]))
+    assert any("accepted" in line for line in result["report"]), result["report"]
+    print(f"\nNeovim end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
+
+
+def test_neovim_says_how_to_fix_a_wrong_server_path(nvim: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-venv" / "bin" / "perfalign"
+    lua = (
+        f"vim.opt.rtp:prepend({json.dumps(str(PLUGIN))}); "
+        f"local ok = require('perfalign').setup{{ serverPath = {json.dumps(str(missing))} }}; "
+        "vim.cmd.edit('kernels.c'); vim.wait(1500); "
+        "io.stdout:write(vim.json.encode({ ok = ok, clients = #vim.lsp.get_clients({ name = 'perfalign' }), "
+        "messages = vim.api.nvim_exec2('messages', { output = true }).output })); vim.cmd('qa!')"
+    )
+    (tmp_path / "kernels.c").write_text(SLOW_C)
+    proc = subprocess.run(
+        [str(nvim), "--headless", "--clean", "-c", f"lua {lua}"],
+        cwd=tmp_path, env=_env(tmp_path, tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    out = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else {}
+    assert out, proc.stderr
+    assert out["ok"] is False and out["clients"] == 0
+    assert str(missing) in out["messages"] and "Point it at" in out["messages"]
