@@ -59,7 +59,12 @@ def bar_chart(title: str, labels: list[str], series: list[tuple[str, str, list[f
         return _empty(title)
     totals = [sum(vals[i] for _, _, vals in series) if stacked else max(vals[i] for _, _, vals in series)
               for i in range(len(labels))]
-    top = ymax or (max(totals) or 1.0) * 1.1
+    if ymax:
+        top = ymax
+    elif fmt == ".0f":  # counts: whole-number ticks
+        top = float(max(4, math.ceil(max(totals) * 1.1 / 4) * 4))
+    else:
+        top = (max(totals) or 1.0) * 1.1
     x0, y0 = PAD_LEFT, HEIGHT - PAD_BOTTOM
     plot_w, plot_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - PAD_TOP - PAD_BOTTOM
     slot = plot_w / len(labels)
@@ -68,11 +73,13 @@ def bar_chart(title: str, labels: list[str], series: list[tuple[str, str, list[f
         base = 0.0
         for k, (name, colour, values) in enumerate(series):
             value = values[i]
+            group_w = min(slot * 0.7, 90.0)
+            left = x0 + slot * i + (slot - group_w) / 2
             if stacked:
-                x, w = x0 + slot * i + slot * 0.15, slot * 0.7
+                x, w = left, group_w
             else:
-                w = slot * 0.7 / len(series)
-                x = x0 + slot * i + slot * 0.15 + w * k
+                w = group_w / len(series)
+                x = left + w * k
             if value <= 0:
                 continue
             h = plot_h * value / top
@@ -177,7 +184,9 @@ def render(stats: Stats, rows: list[dict[str, Any]], db_path: str, generated_at:
         ("summary", "Summary",
          f"<p>{stats.requests} requests, {o.candidates} candidates, {stats.feedback} feedback events.</p>"
          + _table([o], "") + f"<table><thead><tr><th>status</th><th>candidates</th></tr></thead><tbody>{statuses}</tbody></table>"),
-        ("speedups", "Speedup distribution", speedup_histogram(rows)),
+        ("speedups", "Speedup distribution",
+         "<p>Timed candidates by speedup, in bins of powers of two: the bar at 2× holds speedups from 2× to 4×.</p>"
+         + speedup_histogram(rows)),
         ("acceptance", "Acceptance over time", acceptance_over_time(rows)),
         ("models", "Per-model comparison",
          model_comparison(stats.by_model) + model_speedups(stats.by_model) + _table(stats.by_model, "model")),
