@@ -19,6 +19,7 @@ import functools
 import inspect
 import logging
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -1136,8 +1137,9 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         "settingsErrors": ls.effective.errors,
         "configFile": str(ls.effective.config_file) if ls.effective.config_file else None,
         "model": ls.models.loaded_name,
-        "store": None if ls.store_writer is None else str(getattr(ls.store_writer, "path", "open")),
-        "storeProblem": ls.store_problem,
+        "heavyModules": sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules),
+        "store": str(Path(ls.settings.db_path).expanduser()) if ls.settings.db_path else str(home_dir() / "perfalign.db"),
+        "storeProblem": ls.store_problem or (ls.store_writer.disabled_reason if ls.store_writer is not None else None),
         "jobs": [j.describe() for j in ls.jobs.jobs.values() if not only_uri or j.uri == only_uri],
         "results": suggestions,
         "log": str(log_path()),

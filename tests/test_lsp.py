@@ -255,6 +255,9 @@ async def test_actions_are_offered_on_a_function_and_not_outside_one(tmp_path: P
         only = await ed.actions(uri, line_of(text, "y[i] = a * x[i]"), only=["refactor.rewrite.parallelize"])
         assert [a.title for a in only] == ["Parallelize with OpenMP"]
         assert await ed.actions(uri, line_of(text, "y[i] = a * x[i]"), only=["quickfix"]) == []
+        # Listing actions loads no model and imports no machine-learning library.
+        report = await ed.run("perfalign.report")
+        assert report["model"] is None and report["heavyModules"] == []
     assert caps is not None
     options = caps.code_action_provider
     assert isinstance(options, types.CodeActionOptions) and options.resolve_provider
