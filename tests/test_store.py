@@ -258,3 +258,10 @@ def test_a_full_disk_fails_the_write_and_keeps_what_was_stored(db_path: Path) ->
             store.record_candidate(rid, candidate(ROW_SUMS_FAST + " " * 200_000, verdict(Status.FASTER, 1.8)))
         assert store.check() == []
     assert len(_snapshot(db_path)) == 7
+
+
+def test_an_in_memory_store_works_for_quick_use() -> None:
+    with CandidateStore(":memory:") as store:
+        ids = populate(store)
+        assert store.get_candidate(ids["omp"]).verdict.speedup == 3.2
+        assert store.counts()["candidates"] == 7 and store.check() == []
