@@ -1,0 +1,376 @@
+"""The default backend: a GGUF model run in-process by llama.cpp (llama-cpp-python's C API).
+
+llama-cpp-python's high-level API samples one completion at a time. Here the
+N samples are N sequences of one batch: the prompt is decoded once with all N
+sequence ids, so its KV cache is shared, then every step decodes one token
+of each still-running sequence in a single ``llama_decode`` call, and each
+sequence draws its next token with its own sampler (own seed). A step costs
+about as much as one sequence's step, so N samples take little longer than one.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfalign.server.backends.base import (
+    Backend,
+    BackendError,
+    Messages,
+    Options,
+    SampleCallback,
+    check_cancel,
+    cut_at_stop,
+    parse_options,
+)
+from perfalign.server.registry import ResolvedModel
+from perfalign.server.settings import Settings
+
+_INIT_LOCK = threading.Lock()
+_LOG_CALLBACK: Any = None
+
+
+class LlamaCppOptions(Options):
+    n_ctx: int = 0  # 0: sized for each request (prompt + n * max_tokens)
+    n_threads: int = 0  # 0: half the cores (the verifier times candidates on the others)
+    n_batch: int = 512
+    adapter_scale: float | None = None  # LoRA scale; default: the manifest's
+    top_k: int = 40
+    verbose: bool = False
+    batched: bool = True  # False: the N samples one after another (for comparison)
+    # ggml's extra weight layouts (AMX tiles, repacking). Off by default: AMX
+    # instructions kill the process (SIGILL) on CPUs or sandboxes that report
+    # AMX without enabling it, and a crash cannot be turned into a message.
+    extra_buffer_types: bool = False
+
+
+@dataclass
+class GenerationStats:
+    """What the last :meth:`LlamaCppBackend.generate` did (for benchmarks)."""
+
+    prompt_tokens: int = 0
+    generated_tokens: int = 0
+    prompt_s: float = 0.0
+    generate_s: float = 0.0
+    per_sample_tokens: list[int] = field(default_factory=list)
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.generated_tokens / self.generate_s if self.generate_s > 0 else 0.0
+
+
+def _llama() -> Any:
+    try:
+        import llama_cpp  # noqa: PLC0415
+    except ImportError:
+        raise BackendError("the llama-cpp backend needs llama-cpp-python: pip install llama-cpp-python") from None
+    return llama_cpp
+
+
+def _quiet(lib: Any) -> None:
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is None:
+        _LOG_CALLBACK = lib.llama_log_callback(lambda level, text, data: None)
+        lib.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+class LlamaCppBackend(Backend):
+    name = "llama-cpp"
+    batched = True
+
+    def __init__(self, model: ResolvedModel, settings: Settings, options: LlamaCppOptions) -> None:
+        self.model_info = model
+        self.options = options
+        self.batched = options.batched
+        self.last_stats = GenerationStats()
+        self._lock = threading.Lock()
+        self._ctx: Any = None
+        self._ctx_size = 0
+        self._adapter: Any = None
+        lib = _llama()
+        self._lib = lib
+        path = model.model_path
+        if path is None or not Path(path).is_file():
+            raise BackendError(f"model file {path} is missing; run: perfalign models pull {model.name}")
+        available = _available_memory()
+        size = Path(path).stat().st_size
+        if available is not None and available < size + (256 << 20):
+            raise BackendError(
+                f"not enough memory to load {model.name}: it needs about {size / 2**30:.1f} GiB, "
+                f"{available / 2**30:.1f} GiB is available; close programs or use a smaller model "
+                f"(--model qwen2.5-coder-0.5b)"
+            )
+        with _INIT_LOCK:
+            if not options.verbose:
+                _quiet(lib)
+            lib.llama_backend_init()
+        params = lib.llama_model_default_params()
+        params.use_extra_bufts = options.extra_buffer_types
+        self._model = lib.llama_model_load_from_file(str(path).encode(), params)
+        if not self._model:
+            raise BackendError(f"llama.cpp could not load {path}: the file is not a valid GGUF model or memory ran out")
+        self._vocab = lib.llama_model_get_vocab(self._model)
+        template = lib.llama_model_chat_template(self._model, None)
+        self._template: bytes | None = template or None
+        if model.adapter_path is not None:
+            self._adapter = lib.llama_adapter_lora_init(self._model, str(model.adapter_path).encode())
+            if not self._adapter:
+                self.close()
+                raise BackendError(
+                    f"llama.cpp could not load the LoRA adapter {model.adapter_path}: "
+                    "it is not a GGUF LoRA adapter for this base model"
+                )
+        self.adapter_scale = options.adapter_scale if options.adapter_scale is not None else model.adapter_scale
+        self.n_threads = options.n_threads or max(1, (os.cpu_count() or 2) // 2)
+
+    @property
+    def description(self) -> str:
+        suffix = f" + adapter {self.model_info.adapter_name}" if self.model_info.adapter_name else ""
+        return f"{self.model_info.name}{suffix} (llama.cpp, {self.n_threads} threads)"
+
+    # ---------------------------------------------------------------- helpers
+
+    def apply_template(self, messages: Messages) -> str:
+        lib = self._lib
+        arr = (lib.llama_chat_message * len(messages))()
+        keep: list[bytes] = []
+        for i, message in enumerate(messages):
+            role, content = message["role"].encode(), message["content"].encode()
+            keep += [role, content]
+            arr[i].role = role
+            arr[i].content = content
+        size = 4096 + sum(len(m["content"]) for m in messages) * 2
+        for _ in range(2):
+            buf = ctypes.create_string_buffer(size)
+            n = lib.llama_chat_apply_template(self._template, arr, len(messages), True, buf, size)
+            if n < 0:
+                raise BackendError("the model's chat template is not one llama.cpp supports")
+            if n <= size:
+                return buf.raw[:n].decode("utf-8", errors="replace")
+            size = n + 1
+        raise BackendError("could not apply the chat template")
+
+    def tokenize(self, text: str) -> list[int]:
+        lib = self._lib
+        data = text.encode()
+        cap = len(data) + 16
+        tokens = (lib.llama_token * cap)()
+        n = lib.llama_tokenize(self._vocab, data, len(data), tokens, cap, True, True)
+        if n < 0:
+            cap = -n
+            tokens = (lib.llama_token * cap)()
+            n = lib.llama_tokenize(self._vocab, data, len(data), tokens, cap, True, True)
+        return list(tokens[:n])
+
+    def _piece(self, token: int) -> bytes:
+        buf = ctypes.create_string_buffer(64)
+        n = self._lib.llama_token_to_piece(self._vocab, token, buf, 64, 0, False)
+        if n < 0:
+            buf = ctypes.create_string_buffer(-n)
+            n = self._lib.llama_token_to_piece(self._vocab, token, buf, -n, 0, False)
+        return buf.raw[:n]
+
+    def _context(self, n_ctx: int, n_seq: int) -> Any:
+        """A context with room for ``n_ctx`` tokens over ``n_seq`` sequences (reused when it fits)."""
+        lib = self._lib
+        n_ctx = max(n_ctx, 512)
+        if self._ctx is not None and self._ctx_size >= n_ctx and self._ctx_seq >= n_seq:
+            lib.llama_memory_clear(lib.llama_get_memory(self._ctx), True)
+            return self._ctx
+        if self._ctx is not None:
+            lib.llama_free(self._ctx)
+            self._ctx = None
+        params = lib.llama_context_default_params()
+        params.n_ctx = ((n_ctx + 255) // 256) * 256
+        params.n_batch = max(self.options.n_batch, n_seq)
+        params.n_ubatch = max(self.options.n_batch, n_seq)
+        params.n_seq_max = max(n_seq, 1)
+        params.kv_unified = True  # all sequences share one cache, so the prompt is stored once
+        params.n_threads = self.n_threads
+        params.n_threads_batch = self.n_threads
+        params.no_perf = True
+        ctx = lib.llama_init_from_model(self._model, params)
+        if not ctx:
+            raise BackendError(
+                f"llama.cpp could not create a context of {params.n_ctx} tokens: not enough memory; "
+                "ask for fewer samples or a smaller max_tokens"
+            )
+        if self._adapter is not None:
+            adapters = (lib.llama_adapter_lora_p_ctypes * 1)(self._adapter)
+            scales = (ctypes.c_float * 1)(self.adapter_scale)
+            if lib.llama_set_adapters_lora(ctx, adapters, 1, scales) != 0:
+                lib.llama_free(ctx)
+                raise BackendError("llama.cpp could not apply the LoRA adapter")
+        self._ctx, self._ctx_size, self._ctx_seq = ctx, params.n_ctx, params.n_seq_max
+        return ctx
+
+    def _sampler(self, temperature: float, top_p: float, seed: int) -> Any:
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        if temperature <= 0:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+            return chain
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(self.options.top_k))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(top_p, 1))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(temperature))
+        lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(seed & 0xFFFFFFFF))
+        return chain
+
+    # ---------------------------------------------------------------- generation
+
+    def generate(
+        self,
+        messages: Messages,
+        n: int,
+        *,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+        on_sample: SampleCallback | None = None,
+    ) -> list[str]:
+        if n < 1:
+            return []
+        with self._lock:
+            prompt = self.tokenize(self.apply_template(messages))
+            if self.batched:
+                return self._run(prompt, list(range(n)), max_tokens, temperature, top_p, seed, stop, cancel, on_sample)
+            texts: list[str] = []
+            total = GenerationStats(prompt_tokens=len(prompt))
+            for i in range(n):
+                texts += self._run(prompt, [i], max_tokens, temperature, top_p, seed, stop, cancel, on_sample)
+                total.prompt_s += self.last_stats.prompt_s
+                total.generate_s += self.last_stats.generate_s
+                total.generated_tokens += self.last_stats.generated_tokens
+                total.per_sample_tokens += self.last_stats.per_sample_tokens
+            self.last_stats = total
+            return texts
+
+    def _run(
+        self,
+        prompt: list[int],
+        indices: list[int],
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+        stop: list[str] | None,
+        cancel: threading.Event | None,
+        on_sample: SampleCallback | None,
+    ) -> list[str]:
+        lib = self._lib
+        n = len(indices)
+        limit = self.model_info.context_length or 32768
+        if len(prompt) + max_tokens > limit:
+            raise BackendError(
+                f"the prompt is {len(prompt)} tokens; with {max_tokens} more it exceeds the model's "
+                f"context of {limit} tokens: the function is too long for this model"
+            )
+        n_ctx = self.options.n_ctx or (len(prompt) + n * max_tokens + 16)
+        ctx = self._context(n_ctx, n)
+        stats = GenerationStats(prompt_tokens=len(prompt))
+        batch_cap = max(self.options.n_batch, n)
+        batch = lib.llama_batch_init(batch_cap, 0, n)
+        samplers = [self._sampler(temperature, top_p, seed + i) for i in indices]
+        try:
+            # 1. The prompt, once, in chunks; every token belongs to all n sequences.
+            t0 = time.perf_counter()
+            for start in range(0, len(prompt), batch_cap):
+                check_cancel(cancel)
+                chunk = prompt[start : start + batch_cap]
+                batch.n_tokens = len(chunk)
+                for j, token in enumerate(chunk):
+                    batch.token[j] = token
+                    batch.pos[j] = start + j
+                    batch.n_seq_id[j] = n
+                    for s in range(n):
+                        batch.seq_id[j][s] = s
+                    batch.logits[j] = start + j == len(prompt) - 1
+                if lib.llama_decode(ctx, batch) != 0:
+                    raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
+            stats.prompt_s = time.perf_counter() - t0
+
+            # 2. One token per running sequence per step, all in one batch.
+            t1 = time.perf_counter()
+            pieces: list[bytearray] = [bytearray() for _ in range(n)]
+            counts = [0] * n
+            texts: list[str | None] = [None] * n
+            running = list(range(n))
+            logits_idx = {s: batch.n_tokens - 1 for s in running}  # all sample from the prompt's last logits
+            pos = len(prompt)
+            while running:
+                check_cancel(cancel)
+                next_tokens: dict[int, int] = {}
+                for s in list(running):
+                    token = lib.llama_sampler_sample(samplers[s], ctx, logits_idx[s])
+                    finished = lib.llama_vocab_is_eog(self._vocab, token)
+                    if not finished:
+                        pieces[s] += self._piece(token)
+                        counts[s] += 1
+                        if stop:
+                            text, hit = cut_at_stop(pieces[s].decode("utf-8", errors="ignore"), stop)
+                            finished = hit
+                        finished = finished or counts[s] >= max_tokens
+                    if finished:
+                        running.remove(s)
+                        text = pieces[s].decode("utf-8", errors="replace")
+                        text, _ = cut_at_stop(text, stop)
+                        texts[s] = text
+                        if on_sample is not None:
+                            on_sample(indices[s], text)
+                    else:
+                        next_tokens[s] = token
+                if not running:
+                    break
+                batch.n_tokens = len(running)
+                for j, s in enumerate(running):
+                    batch.token[j] = next_tokens[s]
+                    batch.pos[j] = pos
+                    batch.n_seq_id[j] = 1
+                    batch.seq_id[j][0] = s
+                    batch.logits[j] = True
+                    logits_idx[s] = j
+                pos += 1
+                if lib.llama_decode(ctx, batch) != 0:
+                    raise BackendError("llama.cpp ran out of context while sampling; ask for a smaller max_tokens")
+            stats.generate_s = time.perf_counter() - t1
+            stats.generated_tokens = sum(counts)
+            stats.per_sample_tokens = counts
+            self.last_stats = stats
+            return [t or "" for t in texts]
+        finally:
+            for sampler in samplers:
+                lib.llama_sampler_free(sampler)
+            lib.llama_batch_free(batch)
+
+    def close(self) -> None:
+        lib = self._lib
+        if self._ctx is not None:
+            lib.llama_free(self._ctx)
+            self._ctx = None
+        if getattr(self, "_adapter", None) is not None:
+            self._adapter = None  # freed with the model
+        if getattr(self, "_model", None):
+            lib.llama_model_free(self._model)
+            self._model = None
+
+
+def create(model: ResolvedModel, settings: Settings, options: dict[str, Any]) -> LlamaCppBackend:
+    return LlamaCppBackend(model, settings, parse_options(LlamaCppOptions, options, "llama-cpp"))  # type: ignore[arg-type]
