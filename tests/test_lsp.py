@@ -620,6 +620,16 @@ async def test_concurrent_jobs_on_two_files_and_close_dismisses(tmp_path: Path) 
         other = next(f for f in ed.finished if f["uri"] == second)
         assert rows[0][0] == other["suggestions"][0]["candidateId"]
         assert [a.title for a in await ed.actions(first, start_line(text))][0].startswith("Apply verified rewrite")
+        # A client that applies through the command alone: the server sends the edit.
+        mine = next(f for f in ed.finished if f["uri"] == first)
+        answer = await ed.run("perfalign.apply", {"uri": first, "suggestion": mine["suggestions"][0]["suggestion"]})
+        assert answer["status"] == "applied" and len(ed.applied) == 1
+        begin, end = function_span(text)
+        assert ed.texts[first] == text[:begin] + FAST + text[end:]
+        rows = await feedback_rows(tmp_path / "prefs.db", 2)
+        assert sorted((r[0], r[1]) for r in rows) == sorted(
+            [(other["suggestions"][0]["candidateId"], "dismissed"), (mine["suggestions"][0]["candidateId"], "accepted")]
+        )
 
 
 async def test_a_model_that_fails_to_load_is_reported_and_the_model_reloads_when_it_changes(tmp_path: Path) -> None:
