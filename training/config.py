@@ -95,6 +95,8 @@ class GRPOConfig(BaseConfig):
     speedup_weight: float = opt(1.0, "Reward per unit of log2 speedup for a correct candidate.")
     correct_bonus: float = opt(0.2, "Reward for any correct candidate, before speed.")
     max_reward: float = opt(4.0, "Upper clip of the execution reward.")
+    length_penalty_weight: float = opt(0.0, "Weight of the penalty for completions longer than length_limit_chars (0 disables).")
+    length_limit_chars: int = opt(2000, "Completions longer than this many characters are penalised.")
     reward_model: str = opt("", "Optional reward-model folder whose score is added to the execution reward.")
     reward_model_weight: float = opt(0.1, "Weight of the reward-model score.")
     verify_workers: int = opt(2, "Processes that verify completions in parallel.")

@@ -11,12 +11,12 @@ COLUMNS = ("prompt", "chosen", "rejected")
 
 
 def main(config: DPOConfig) -> common.TrainResult:
+    splits = common.load_data(config, "pairs", min_margin=config.min_margin)  # bad data fails fast, before the heavy imports
     from trl import DPOConfig as TRLDPOConfig
     from trl import DPOTrainer
 
     from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
 
-    splits = common.load_data(config, "pairs", min_margin=config.min_margin)
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
     model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)

@@ -11,18 +11,18 @@ from pathlib import Path
 from perfalign.training import common
 from perfalign.training.config import GRPOConfig
 from perfalign.training.data import to_dataset
-from perfalign.training.rewards import get_execution_reward, get_reward_model_reward
+from perfalign.training.rewards import get_execution_reward, get_length_penalty, get_reward_model_reward
 
 COLUMNS = ("prompt", "source", "language", "function", "mode")
 
 
 def main(config: GRPOConfig) -> common.TrainResult:
+    splits = common.load_data(config, "rl")  # bad data fails fast, before the heavy imports
     from trl import GRPOConfig as TRLGRPOConfig
     from trl import GRPOTrainer
 
     from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
 
-    splits = common.load_data(config, "rl")
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
     model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
@@ -37,6 +37,9 @@ def main(config: GRPOConfig) -> common.TrainResult:
     )
     reward_funcs: list[object] = [execution]
     weights = [1.0]
+    if config.length_penalty_weight > 0:
+        reward_funcs.append(get_length_penalty(config.length_limit_chars))
+        weights.append(config.length_penalty_weight)
     if config.reward_model:
         reward_funcs.append(get_reward_model_reward(config.reward_model, max_length=config.max_length))
         weights.append(config.reward_model_weight)

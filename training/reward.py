@@ -38,12 +38,12 @@ def pairwise_accuracy(model: Any, tokenizer: Any, rows: list[dict[str, Any]], ma
 
 
 def main(config: RewardConfig) -> common.TrainResult:
+    splits = common.load_data(config, "pairs", eval_fraction=config.eval_fraction)  # bad data fails fast, before the heavy imports
     from trl import RewardConfig as TRLRewardConfig
     from trl import RewardTrainer
 
     from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
 
-    splits = common.load_data(config, "pairs", eval_fraction=config.eval_fraction)
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
     model = load_model(ref, precision=config.precision, cache=config.cache_dequantized, kind="reward")

@@ -198,6 +198,26 @@ def get_execution_reward(**kwargs: Any) -> ExecutionReward:
     return ExecutionReward(**kwargs)
 
 
+class LengthPenalty:
+    """Penalise rambling: 0 up to ``limit_chars`` characters, falling linearly to -1 at twice that."""
+
+    __name__ = "length_penalty"
+
+    def __init__(self, limit_chars: int = 2000) -> None:
+        self.limit_chars = max(1, limit_chars)
+
+    def __call__(self, completions: list[Any], **columns: Any) -> list[float | None]:
+        out: list[float | None] = []
+        for completion in completions:
+            excess = len(completion_text(completion)) - self.limit_chars
+            out.append(-min(1.0, max(0.0, excess / self.limit_chars)))
+        return out
+
+
+def get_length_penalty(limit_chars: int = 2000) -> LengthPenalty:
+    return LengthPenalty(limit_chars)
+
+
 class RewardModelScore:
     """The score of a trained reward model (a PEFT sequence-classification adapter) for each completion."""
 

@@ -15,13 +15,13 @@ def as_prompt_completion(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(config: SFTConfig) -> common.TrainResult:
+    splits = common.load_data(config, "sft")  # bad data fails fast, before the heavy imports
     from datasets import Dataset
     from trl import SFTConfig as TRLSFTConfig
     from trl import SFTTrainer
 
     from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
 
-    splits = common.load_data(config, "sft")
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
     model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)

@@ -1,0 +1,92 @@
+"""Training data and configuration: functions never straddle splits, duplicates go, files and flags combine."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfalign.training import config as cfg
+from perfalign.training.data import DataError, load_splits, write_jsonl
+
+
+def pair(key: str, i: int, split: str = "train") -> dict[str, object]:
+    return {
+        "prompt": [{"role": "user", "content": f"optimize {key}"}],
+        "chosen": [{"role": "assistant", "content": f"fast {key} {i}"}],
+        "rejected": [{"role": "assistant", "content": f"slow {key} {i}"}],
+        "margin": 0.5 * i,
+        "function_key": key,
+        "split": split,
+    }
+
+
+def test_a_function_is_never_in_both_splits(tmp_path: Path) -> None:
+    rows = [pair(f"k{f}", i, "eval" if (f, i) == (3, 2) else "train") for f in range(10) for i in range(4)]
+    write_jsonl(tmp_path / "a.jsonl", rows)
+    splits = load_splits([tmp_path / "a.jsonl"], "pairs", eval_fraction=0.3)
+    train = {r["function_key"] for r in splits.train}
+    held = {r["function_key"] for r in splits.eval}
+    assert not train & held
+    assert "k3" in held  # one eval row pulls its whole function out of training
+    assert train and len(held) >= 2
+
+
+def test_excluded_functions_and_duplicates(tmp_path: Path) -> None:
+    rows = [pair("a", 1), pair("a", 1), pair("b", 1), pair("c", 1)]
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    splits = load_splits([tmp_path / "p.jsonl"], "pairs", exclude={"c"})
+    assert splits.dropped_duplicates == 1
+    assert {r["function_key"] for r in splits.train} == {"a", "b"}
+    assert {r["function_key"] for r in splits.eval} == {"c"}
+    again = load_splits([tmp_path / "p.jsonl"], "pairs", exclude={"c"})
+    assert again.snapshot_id == splits.snapshot_id
+    other = load_splits([tmp_path / "p.jsonl"], "pairs")
+    assert other.snapshot_id != splits.snapshot_id  # a different split is different data
+
+
+def test_min_margin_and_bad_rows(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "p.jsonl", [pair("a", 1), pair("b", 4)])
+    assert len(load_splits([tmp_path / "p.jsonl"], "pairs", min_margin=1.0).train) == 1
+    (tmp_path / "bad.jsonl").write_text('{"prompt": []}\n')
+    with pytest.raises(DataError, match="bad.jsonl:1: a pairs row needs chosen, rejected"):
+        load_splits([tmp_path / "bad.jsonl"], "pairs")
+    (tmp_path / "garbled.jsonl").write_text('{"prompt": []}\nnot json\n')
+    with pytest.raises(DataError, match="garbled.jsonl:2: not JSON"):
+        load_splits([tmp_path / "garbled.jsonl"], "pairs")
+
+
+def test_config_from_toml_yaml_and_flags(tmp_path: Path) -> None:
+    toml = tmp_path / "train.toml"
+    toml.write_text('base = "m.gguf"\nlearning_rate = 1e-4\nnum_generations = 8\n[dpo]\nbeta = 0.3\nlora_targets = ["q_proj"]\n')
+    dpo = cfg.build(cfg.DPOConfig, "dpo", cfg.read_file(toml), {"beta": None, "max_steps": 7})
+    assert (dpo.base, dpo.learning_rate, dpo.beta, dpo.max_steps, dpo.lora_targets) == ("m.gguf", 1e-4, 0.3, 7, ["q_proj"])
+    grpo = cfg.build(cfg.GRPOConfig, "grpo", cfg.read_file(toml), {})
+    assert grpo.num_generations == 8  # shared top-level keys reach the command that knows them
+    yaml_file = tmp_path / "t.yaml"
+    yaml_file.write_text("dpo:\n  beta: 0.05\n  max_steps: 3\n")
+    assert cfg.build(cfg.DPOConfig, "dpo", cfg.read_file(yaml_file), {"beta": 0.2}).beta == 0.2
+    with pytest.raises(cfg.ConfigError, match="unknown key 'betta'"):
+        cfg.build(cfg.DPOConfig, "dpo", {"dpo": {"betta": 1}}, {})
+    with pytest.raises(cfg.ConfigError, match="max_steps must be a whole number"):
+        cfg.build(cfg.DPOConfig, "dpo", {"dpo": {"max_steps": "many"}}, {})
+    for cls in cfg.CONFIGS.values():
+        for name in cls.__dataclass_fields__:
+            assert cfg.help_of(cls, name), f"{cls.__name__}.{name} has no help"
+
+
+def test_cli_reports_errors_in_one_line(tmp_path: Path) -> None:
+    from perfalign.server.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["train", "dpo", "--data", str(tmp_path / "missing.jsonl"), "--base", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "cannot read" in result.output and "Traceback" not in result.output
+    bad = tmp_path / "c.toml"
+    bad.write_text("[dpo]\nbeta = \n")
+    result = runner.invoke(main, ["train", "dpo", "--config", str(bad)])
+    assert result.exit_code == 1 and "not valid TOML" in result.output
+    result = runner.invoke(main, ["train", "grpo", "--help"])
+    assert result.exit_code == 0 and "--num-generations" in result.output and "--verify-workers" in result.output
+    json.dumps(cfg.to_dict(cfg.GRPOConfig()))

@@ -1,0 +1,111 @@
+"""The execution reward runs the real verifier on real C candidates; GRPO trains with it."""
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from perfalign.training.rewards import ExecutionReward, get_execution_reward, get_length_penalty  # noqa: E402
+from perfalign.training.selfplay import CORPUS_DIR  # noqa: E402
+
+SOURCE = (CORPUS_DIR / "prefix_max_sum.c").read_text()
+LINEAR = """long prefix_max_sum(const int *a, size_t n) {
+    long total = 0;
+    int m = n ? a[0] : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] > m) m = a[i];
+        total += m;
+    }
+    return total;
+}"""
+WRONG = LINEAR.replace("total += m;", "total += m + 1;")
+BROKEN = LINEAR.replace("return total;", "return total")
+
+
+def fenced(code: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": f"Here is a faster version:\n```c\n{code}\n```\n"}]
+
+
+def columns(n: int) -> dict[str, list[str]]:
+    return {"source": [SOURCE] * n, "language": ["c"] * n, "function": ["prefix_max_sum"] * n, "mode": ["serial"] * n}
+
+
+@pytest.fixture(scope="module")
+def scored() -> tuple[list[float | None], ExecutionReward]:
+    reward = get_execution_reward(repetitions=5, workers=2, timeout_s=60)
+    completions = [fenced(LINEAR), fenced(WRONG), fenced(BROKEN), [{"role": "assistant", "content": "I cannot help."}], fenced(LINEAR)]
+    try:
+        values = reward(completions, **columns(len(completions)))
+    finally:
+        reward.close()
+    return values, reward
+
+
+def test_faster_correct_code_earns_a_positive_reward(scored: tuple[list[float | None], ExecutionReward]) -> None:
+    values, reward = scored
+    verdicts = reward.last_verdicts
+    assert verdicts[0] is not None and verdicts[0].status.value == "faster", verdicts[0]
+    assert values[0] is not None and values[0] > 1.0  # a quadratic loop made linear: log2 speedup well above 1
+    assert values[4] == values[0]  # the repeated completion is verified once and scored alike
+
+
+def test_wrong_broken_or_missing_code_earns_zero(scored: tuple[list[float | None], ExecutionReward]) -> None:
+    values, reward = scored
+    statuses = [v.status.value for v in reward.last_verdicts[1:4] if v is not None]
+    assert statuses == ["incorrect", "compile_error", "unsupported"]
+    assert values[1:4] == [0.0, 0.0, 0.0]
+
+
+def test_rows_without_a_source_are_not_applicable() -> None:
+    reward = get_execution_reward()
+    assert reward([fenced(LINEAR)], source=[None], function=["prefix_max_sum"]) == [None]
+
+
+def test_rewards_pickle_without_their_workers() -> None:
+    reward = get_execution_reward(speedup_weight=2.0, workers=3)
+    clone = pickle.loads(pickle.dumps(reward))
+    assert clone.__name__ == "execution_reward" and clone.speedup_weight == 2.0 and clone.workers == 3
+    penalty = pickle.loads(pickle.dumps(get_length_penalty(10)))
+    assert penalty(["short", "x" * 15, "x" * 40]) == [0.0, -0.5, -1.0]
+
+
+def test_grpo_trains_with_the_verifier_as_reward(tmp_path: Path) -> None:
+    pytest.importorskip("trl")
+    from safetensors.torch import load_file
+
+    from perfalign.training import grpo
+    from perfalign.training.config import GRPOConfig
+    from perfalign.training.data import write_jsonl
+    from perfalign.training.tiny import build_tiny_model
+
+    tiny = build_tiny_model(tmp_path / "tiny")
+    prompt = [{"role": "user", "content": f"Optimize this function.\n```c\n{SOURCE}\n```"}]
+    rows = [{"prompt": prompt, "function_key": "k1", "split": "train", **{k: v[0] for k, v in columns(1).items()}}]
+    data = tmp_path / "rl.jsonl"
+    write_jsonl(data, rows)
+    config = GRPOConfig(
+        base=str(tiny),
+        output_dir=str(tmp_path / "run"),
+        data=[str(data)],
+        max_steps=2,
+        learning_rate=1e-2,
+        gradient_accumulation_steps=1,
+        num_generations=4,
+        max_completion_length=12,
+        max_length=512,
+        lora_r=4,
+        lora_alpha=8,
+        length_penalty_weight=1.0,
+        length_limit_chars=8,
+        repetitions=3,
+    )
+    result = grpo.main(config)
+    assert result.steps == 2
+    b = [w for k, w in load_file(str(result.adapter_dir / "adapter_model.safetensors")).items() if "lora_B" in k]
+    assert any(float(w.abs().sum()) > 0 for w in b), "GRPO left the LoRA weights at their init"
+    # random text never compiles: the execution reward gave 0, the length penalty made the difference
+    assert result.metrics["mean_reward_last"] <= 0.0
