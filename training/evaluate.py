@@ -132,7 +132,7 @@ def evaluate_model(
             progress(f"{sampler.name}: {task.info.name} ({mode})")
             messages, _ = build_messages(task, mode, settings)
             raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens, temperature=config.temperature, seed=config.seed + index)
-            codes = [extract_code(r, task.language, task.info.name) for r in raws]
+            codes = [extract_code(r, task.info, task.source) for r in raws]
             verdicts = verify_all(task, mode, codes, settings, config.verify_workers)
             if verdicts and all(v.status is Status.UNSUPPORTED and "original" in v.detail for v in verdicts):
                 continue  # the function itself cannot be harnessed: not a problem for the model

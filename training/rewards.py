@@ -17,6 +17,7 @@ and run is sandboxed and time-limited by the verifier itself:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 import threading
@@ -38,14 +39,20 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-def extract_code(raw: str, language: str, function: str) -> str:
-    """The candidate function out of a raw completion ("" when there is none)."""
+@functools.lru_cache(maxsize=256)
+def function_info(source: str, language: str, function: str) -> Any:
+    """The parsed original function (what prompts and extraction need)."""
+    from perfalign.server import cparse
+
+    return cparse.find_function(source, language, name=function)
+
+
+def extract_code(raw: str, info: Any, source: str = "") -> str:
+    """The candidate code (includes, helpers, the function) in a raw completion; "" when there is none."""
     from perfalign.server import extract
 
-    result = extract.extract_candidate(raw, language=language, function=function)
-    if isinstance(result, str):
-        return result
-    return str(getattr(result, "code", "") or "")
+    extraction = extract.extract(raw, info, original_source=source)
+    return extraction.candidate.code if extraction.candidate is not None else ""
 
 
 def speed_reward(verdict: Verdict, *, speedup_weight: float, correct_bonus: float, max_reward: float) -> float:
@@ -142,7 +149,11 @@ class ExecutionReward:
         return verdict
 
     def _job(self, completion: Any, source: str, language: str, function: str, mode: str) -> Verdict:
-        code = extract_code(completion_text(completion), language, function)
+        try:
+            info = function_info(source, language, function)
+        except Exception as exc:  # the original cannot be parsed: nothing can be verified
+            return Verdict(Status.UNSUPPORTED, detail=f"the original function cannot be parsed: {exc}"[:200])
+        code = extract_code(completion_text(completion), info, source)
         return self.verify(source, language, function, mode, code)
 
     def __call__(self, completions: list[Any], **columns: Any) -> list[float | None]:

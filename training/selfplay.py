@@ -110,18 +110,13 @@ def build_messages(task: Task, mode: str, settings: Any) -> tuple[list[dict[str,
     """The server's prompt for this function and mode, and the prompt version."""
     from perfalign.server import prompts
 
-    built = prompts.build_messages(task.info, mode, settings)
-    if isinstance(built, tuple):
-        messages, version = built[0], built[1]
-    else:
-        messages, version = getattr(built, "messages", built), getattr(built, "version", None)
-    return [dict(m) for m in messages], version
+    return [dict(m) for m in prompts.build_messages(task.info, mode, settings)], prompts.PROMPT_VERSION
 
 
 def function_key_for(task: Task) -> str:
     from perfalign.server.store import function_key
 
-    return function_key(task.info.text if hasattr(task.info, "text") else task.info.code)
+    return function_key(task.info.text)
 
 
 def _stored(scored: list[Scored], request_id: str, model: str) -> list[Any]:
@@ -255,7 +250,7 @@ def run(config: SelfPlayConfig, sampler: Any | None = None, progress: Callable[[
                 raws = sampler.generate(
                     messages, config.samples, max_tokens=config.max_tokens, temperature=config.temperature, seed=config.seed + result.functions
                 )
-                codes = [extract_code(raw, item.language, item.info.name) for raw in raws]
+                codes = [extract_code(raw, item.info, item.source) for raw in raws]
                 verdicts = verify_all(item, mode, codes, settings, config.verify_workers)
                 scored = [Scored(c, r, v) for c, r, v in zip(codes, raws, verdicts, strict=True)]
                 for v in verdicts:
