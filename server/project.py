@@ -320,3 +320,26 @@ def verify_with_project(
         timings=timings,
         phases=phases,
     )
+
+
+def project_route(source_path: Path, function: str) -> str | None:
+    """How ``perfalign.toml`` wants ``function`` verified.
+
+    ``"project"``: ``[functions.NAME] path = "project"`` asks for the project's
+    commands; ``"fallback"``: a ``[project]`` table exists, to be used when the
+    harness cannot drive the function; None: no project commands (or a broken
+    table, reported when the project path is asked for).
+    """
+    try:
+        config = load_project(source_path)
+    except SettingsError:
+        config_path = find_config(source_path)
+        try:
+            functions = read_config(config_path).get("functions", {}) if config_path else {}
+        except SettingsError:
+            return None
+        table = functions.get(function, {}) if isinstance(functions, dict) else {}
+        return "project" if isinstance(table, dict) and table.get("path") == "project" else None
+    if config is None:
+        return None
+    return "project" if config.wants_project(function) else "fallback"

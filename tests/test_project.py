@@ -116,3 +116,13 @@ def test_cancel_stops_the_work(project: Path) -> None:
     with pytest.raises(sandbox.Cancelled):
         verify_with_project(project / "grid.c", "column_sums", ROW_ORDER, mode="serial", settings=Settings(),
                             cancel=cancel)
+
+
+def test_route_follows_the_config(project: Path, tmp_path: Path) -> None:
+    from perfalign.server.project import project_route
+
+    assert project_route(project / "grid.c", "column_sums") == "project"
+    assert project_route(project / "grid.c", "fill_grid") == "fallback"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert project_route(elsewhere / "f.c", "f") is None
