@@ -569,7 +569,7 @@ class FunctionVerifier:
         limits = Limits(wall_s=timeout, cpu_s=max(timeout * 4 * max(self.threads, 4), 30), memory_bytes=memory)
         readable = [self.workdir] + ([self.source_path.resolve().parent] if self.source_path is not None else [])
         res = sandbox.run(argv, cwd=cwd or self._job(), limits=limits, env=env or self._env(1), cancel=self.cancel,
-                          readable=readable)
+                          readable=readable, sandbox=self.settings.sandbox)
         if res.cancelled:
             raise Cancelled()
         return res
@@ -610,14 +610,46 @@ def verify_source(
     cancel: threading.Event | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Verdict:
-    """Verify one candidate in one call (prepare, verify, clean up)."""
+    """Verify one candidate in one call (prepare, verify, clean up).
+
+    With a ``[project]`` table in ``perfalign.toml``, the project's own build,
+    test and bench commands verify the candidate when the config asks for it
+    or the harness cannot drive the function.
+    """
+    name = function if isinstance(function, str) else function.name
+    route = _project_route(source_path, name)
+    if route == "project":
+        return _verify_with_project(source_path, name, candidate_code, mode, settings, cancel, progress)
     with FunctionVerifier(
         source_text, language, function, mode=mode, settings=settings, source_path=source_path, cancel=cancel, progress=progress
     ) as verifier:
         failure = verifier.prepare()
         if failure is not None:
+            if route == "fallback" and failure.status is Status.UNSUPPORTED:
+                return _verify_with_project(source_path, name, candidate_code, mode, settings, cancel, progress)
             return failure
         return verifier.verify(candidate_code)
+
+
+def _project_route(source_path: Path | None, function: str) -> str | None:
+    if source_path is None:
+        return None
+    try:
+        from perfalign.server.project import project_route
+    except ImportError:
+        return None
+    return project_route(source_path, function)
+
+
+def _verify_with_project(
+    source_path: Path | None, function: str, candidate_code: str, mode: str, settings: Settings,
+    cancel: threading.Event | None, progress: Callable[[str], None] | None,
+) -> Verdict:
+    from perfalign.server.project import verify_with_project
+
+    assert source_path is not None
+    return verify_with_project(source_path, function, candidate_code, mode=mode, settings=settings, cancel=cancel,
+                               progress=progress)
 
 
 def verify_file(
