@@ -49,6 +49,9 @@ class Finished:
     candidates: list[Candidate] = field(default_factory=list)
     suggestions: list[Candidate] = field(default_factory=list)
     summary: str = ""  # what was found, or why nothing was
+    # "found", "none_faster", "nothing_usable" (the model wrote no usable code),
+    # "error" (the function, the model or the verifier could not be used) or "cancelled".
+    outcome: str = ""
     request_id: str | None = None
     # Byte range and text of the function the job ran on, so a front end can
     # check the document still holds that body before applying an edit.
