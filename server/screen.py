@@ -65,7 +65,7 @@ class Uses:
     """What a piece of code does that the screen cares about."""
 
     names: frozenset[str]  # identifiers, type names and namespace names in the code and its macros
-    declared: frozenset[str]  # names the code declares itself (locals, parameters, its own functions)
+    declared: frozenset[str]  # variables and parameters the code declares itself (never functions)
     headers: frozenset[str]
     asm: bool
 
@@ -85,8 +85,8 @@ def _parser(language: str) -> Any:
 
 NAME_NODES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
 DECLARING = frozenset(
-    {"init_declarator", "parameter_declaration", "declaration", "field_declaration", "function_declarator",
-     "pointer_declarator", "array_declarator", "reference_declarator", "optional_parameter_declaration"}
+    {"init_declarator", "parameter_declaration", "declaration", "field_declaration", "pointer_declarator",
+     "array_declarator", "reference_declarator", "optional_parameter_declaration"}
 )
 
 

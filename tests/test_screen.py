@@ -35,6 +35,19 @@ UNSAFE_C = {
     "getenv": ('getenv("AWS_SECRET_ACCESS_KEY");', "getenv"),
 }
 
+PROTOTYPES = {
+    "system": "int system(const char *);",
+    "fork": "extern int fork(void);",
+    "socket": "int socket(int, int, int);",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROTOTYPES))
+def test_declaring_an_unsafe_function_yourself_does_not_help(name: str) -> None:
+    candidate = PROTOTYPES[name] + "\n" + BODY.format(stmt=f"{name}(0);" if name != "socket" else "socket(2, 1, 0);")
+    reason = screen(candidate, ORIGINAL_C, "c")
+    assert reason is not None and name in reason
+
 
 @pytest.mark.parametrize("case", sorted(UNSAFE_C))
 def test_unsafe_calls_are_rejected_with_the_name(case: str) -> None:
