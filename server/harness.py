@@ -88,7 +88,7 @@ class HarnessPlan:
 
 def annotation_hint(info: FunctionInfo, example: str) -> str:
     return (
-        f"state it in a comment above the function, /* perfalign: {example} */, "
+        f"in a comment above the function, /* perfalign: {example} */, "
         f'or in perfalign.toml under [functions."{info.qualified_name}"]'
     )
 
@@ -450,8 +450,8 @@ def unit_source(
     ctx_includes, ctx_rest = split_includes(context)
     code_includes, code_rest = split_includes(code)
     code_rest = _wrap_namespaces(code_rest, namespaces or [])
-    code_names = {f.name for f in cparse.list_functions(code_rest, lang)}
-    ctx_rest = _drop_functions(ctx_rest, lang, code_names)
+    code_rest = _drop_main(code_rest, lang)
+    ctx_rest = _drop_redefined(ctx_rest, lang, top_level_names(code_rest, lang))
     renamed = list(dict.fromkeys([info.name] + exported_names(ctx_rest, lang) + exported_names(code_rest, lang)))
     defines = "\n".join(f"#define {n} perfalign_{side}_{n}" for n in renamed)
     includes = list(dict.fromkeys(["#include <stddef.h>", "#include <string.h>", *ctx_includes, *code_includes]))
@@ -481,13 +481,70 @@ def namespaces_to_add(plan: HarnessPlan, candidate_info: FunctionInfo) -> list[s
     return []
 
 
-def _drop_functions(text: str, language: str, names: set[str]) -> str:
+def top_level_names(text: str, language: str) -> dict[str, list[tuple[int, int]]]:
+    """Names defined at file scope (functions, globals, macros, typedefs, struct tags) and their byte ranges."""
+    tree = cparse.parse(text, language)
+    out: dict[str, list[tuple[int, int]]] = {}
+
+    def add(name: str, node: Any) -> None:
+        out.setdefault(name, []).append((node.start_byte, node.end_byte))
+
+    for fn in cparse.list_functions(text, language):
+        out.setdefault(fn.qualified_name, []).append((fn.start_byte, fn.end_byte))
+    for node in tree.root_node.children:
+        t = node.type
+        if t in {"preproc_def", "preproc_function_def"}:
+            name = node.child_by_field_name("name")
+            if name is not None:
+                add(cparse._txt(name), node)
+        elif t == "type_definition":
+            for d in node.children_by_field_name("declarator"):
+                while d is not None and d.type not in {"type_identifier", "identifier"}:
+                    d = d.child_by_field_name("declarator")
+                if d is not None:
+                    add(cparse._txt(d), node)
+        elif t in {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}:
+            name = node.child_by_field_name("name")
+            if name is not None and node.child_by_field_name("body") is not None:
+                add(cparse._txt(name), node)
+        elif t == "declaration":
+            spec = node.child_by_field_name("type")
+            if spec is not None and spec.type in {"struct_specifier", "union_specifier", "enum_specifier"}:
+                name = spec.child_by_field_name("name")
+                if name is not None and spec.child_by_field_name("body") is not None:
+                    add(cparse._txt(name), node)
+            for d in node.children_by_field_name("declarator"):
+                while d is not None and d.type in {"init_declarator", "pointer_declarator", "array_declarator"}:
+                    d = d.child_by_field_name("declarator")
+                if d is not None and d.type == "identifier":
+                    add(cparse._txt(d), node)
+    return out
+
+
+def _drop_redefined(context: str, language: str, names: dict[str, list[tuple[int, int]]]) -> str:
+    """The context without what the candidate defines again (its own version wins)."""
     if not names:
-        return text
-    data = text.encode("utf-8")
-    cuts = [(f.start_byte, f.end_byte) for f in cparse.list_functions(text, language) if f.name in names]
-    for start, end in sorted(cuts, reverse=True):
-        data = data[:start] + data[end:]
+        return context
+    data = context.encode("utf-8")
+    cuts = sorted(
+        {r for name, ranges in top_level_names(context, language).items() if name in names for r in ranges},
+        reverse=True,
+    )
+    last_start = None
+    for start, end in cuts:
+        if last_start is not None and end > last_start:
+            continue
+        blank = b"\n" * data[start:end].count(b"\n")
+        data = data[:start] + blank + data[end:]
+        last_start = start
+    return data.decode("utf-8", errors="replace")
+
+
+def _drop_main(code: str, language: str) -> str:
+    data = code.encode("utf-8")
+    for fn in sorted(cparse.list_functions(code, language), key=lambda f: -f.start_byte):
+        if fn.name == "main" and not fn.namespaces:
+            data = data[: fn.start_byte] + b"\n" * fn.text.count("\n") + data[fn.end_byte :]
     return data.decode("utf-8", errors="replace")
 
 

@@ -30,7 +30,7 @@ from perfalign.server.settings import Settings, find_config, read_config
 from perfalign.server.verdict import Status, Verdict
 
 ASAN_ENV = "detect_leaks=0:halt_on_error=0:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=0"
-MEMORY_CAP = 768 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
+MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
 RUN_MEMORY = 4 * 1024**3
 PROBE_SIZES = [0, 1, 2, 3, 5, 8, 13, 32]
 MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
@@ -190,7 +190,9 @@ class FunctionVerifier:
         flags = list(self.settings.cflags)
         if self.source_path is not None:
             flags += cparse.compile_flags_for(self.source_path)
-            flags.append(f"-I{self.source_path.resolve().parent}")
+            folder = self.source_path.resolve().parent
+            if re.search(r'#\s*include\s*"', self.source_text) and _others_can_read(folder):
+                flags.append(f"-iquote{folder}")
         link: list[str] = ["-lm"]
         if self.mode == "openmp" or _OMP.search(self.source_text):
             flags.append("-fopenmp")
@@ -283,7 +285,7 @@ class FunctionVerifier:
         skip_zero = False
         for _ in range(12):
             self._check_cancel()
-            use = [c for c in cases if not (skip_zero and _has_zero(c))]
+            use = [c for c in cases if not (skip_zero and _has_zero(plan, c))]
             res = self._run(
                 [str(exe), "probe", ",".join(map(str, choice)) or "0", repr(rtol), *use],
                 self.settings.run_timeout_s, env=self._env(1, asan=True), memory=0,
@@ -291,11 +293,11 @@ class FunctionVerifier:
             failures = _asan_failures(res.stderr, use)
             if res.timed_out:
                 raise _Stop(self._verdict(Status.UNSUPPORTED, "the original did not finish on small inputs under AddressSanitizer within the time limit"))
-            if not failures and (res.ok or "PF_DONE" in res.stderr and res.returncode == 0):
+            if not failures and res.ok and "PF_DONE" in res.stderr:
                 return choice, skip_zero
             if not failures:
                 raise _Stop(self._verdict(Status.UNSUPPORTED, "the original fails on generated inputs: " + _run_failure(res)))
-            if not skip_zero and all(_has_zero(case) for case, _, _ in failures):
+            if not skip_zero and all(_has_zero(plan, case) for case, _, _ in failures):
                 skip_zero = True
                 continue
             bumped = False
@@ -319,7 +321,8 @@ class FunctionVerifier:
             if not bumped:
                 raise _Stop(self._verdict(
                     Status.UNSUPPORTED,
-                    f"the original has a memory error on generated inputs: {unknown}; "
+                    f"the original has a memory error on generated inputs ({unknown}); if perfalign guessed an "
+                    "array's size or a length's smallest value wrong, state it "
                     + harness.annotation_hint(plan.function, "size(a)=n*n, min(n)=1"),
                 ))
         raise _Stop(self._verdict(Status.UNSUPPORTED, _size_help(plan, plan.arrays[0]) if plan.arrays else "cannot size the inputs"))
@@ -365,7 +368,7 @@ class FunctionVerifier:
             if s < n:
                 cases += [self._case(plan, s, 6), self._case(plan, s, 7)]
         cases.append(self._case(plan, n, 8))
-        cases = [c for c in dict.fromkeys(cases) if not (skip_zero and _has_zero(c))]
+        cases = [c for c in dict.fromkeys(cases) if not (skip_zero and _has_zero(plan, c))]
         race_size = max(min(n, 2000), n // 8)
         race = [self._case(plan, race_size, 9), self._case(plan, race_size, 10)]
         return cases, race
@@ -527,7 +530,7 @@ class FunctionVerifier:
         if m:
             text = m.group(1)
             if "null pointer" in text:
-                text += f" (an allocation may have failed: the memory limit is {RUN_MEMORY // 1024**2} MiB)"
+                text += f" (if it allocates memory, an allocation may have failed: the limit is {RUN_MEMORY // 1024**2} MiB)"
             return self._verdict(Status.CRASH, text + at)
         m = re.search(r"PF_NOMEM (.*)", err)
         if m:
@@ -665,10 +668,16 @@ def verify_file(
 # ---------------------------------------------------------------------- helpers
 
 
-def resource_unlimited() -> int:
-    import resource
-
-    return int(resource.RLIM_INFINITY)
+def _others_can_read(folder: Path) -> bool:
+    """Whether a sandboxed command running as a throw-away user can read ``folder`` (always, unless root)."""
+    if os.geteuid() != 0:
+        return True
+    try:
+        if not folder.stat().st_mode & 0o005 == 0o005:
+            return False
+        return all(p.stat().st_mode & 0o001 for p in folder.parents)
+    except OSError:
+        return False
 
 
 def _one_line(text: str, limit: int = 400) -> str:
@@ -711,9 +720,11 @@ def _run_failure(res: RunResult) -> str:
     return f"exited with status {res.returncode}" + (f": {tail[-1].strip()}" if tail else "")
 
 
-def _has_zero(case: str) -> bool:
+def _has_zero(plan: HarnessPlan, case: str) -> bool:
+    """True when a length (or the problem size) of ``case`` is 0."""
     values = case.split("@")[0].split(",")
-    return any(v == "0" for v in values)
+    slots = [pp.index for pp in plan.lengths] + [len(values) - 1]
+    return any(values[i] == "0" for i in slots)
 
 
 def _case_text(plan: HarnessPlan, case: str) -> str:
@@ -765,11 +776,11 @@ def _addr(text: str) -> int:
 def _size_help(plan: HarnessPlan, pp: harness.ParamPlan) -> str:
     info = plan.function
     lengths = [q.param.name for q in plan.lengths]
-    example = f"size({pp.param.name})={lengths[0]}*{lengths[0]}" if lengths else f"size({pp.param.name})=64"
+    example = f"size({pp.param.name})=2*{lengths[0]}*{lengths[0]}" if lengths else f"size({pp.param.name})=64"
     return (
         f"cannot tell how many elements '{pp.param.name}' has (the original reads past every size perfalign tried: "
-        f"{', '.join(h.replace(harness.PROBLEM_SIZE, 'N') for h in pp.hypotheses)}); "
-        + harness.annotation_hint(info, example)
+        f"{', '.join(h.replace(harness.PROBLEM_SIZE, 'N') for h in pp.hypotheses)}); state its element count "
+        "as an expression of the parameters " + harness.annotation_hint(info, example)
     )
 
 

@@ -1,0 +1,12 @@
+#include <stddef.h>
+
+void prefix_sums(const double *a, double *out, int n) {
+    volatile double *p = NULL;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += a[i];
+        out[i] = s;
+    }
+    if (n > 3)
+        *p = s;
+}

@@ -1,0 +1,8 @@
+void prefix_sums(const double *a, double *out, int n) {
+    double s = 0.0;
+    struct nothing x;
+    for (int i = 0; i < n; i++) {
+        s += a[i];
+        out[i] = s;
+    }
+}

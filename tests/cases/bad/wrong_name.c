@@ -1,0 +1,7 @@
+void prefix_sum(const double *a, double *out, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += a[i];
+        out[i] = s;
+    }
+}

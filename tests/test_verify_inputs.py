@@ -1,0 +1,165 @@
+"""Bad input, C++ functions, helpers and stated sizes, against real gcc/g++."""
+from __future__ import annotations
+
+import tempfile
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from perfalign.server.settings import Settings
+from perfalign.server.sandbox import Cancelled
+from perfalign.server.verdict import TIMED, Status
+from perfalign.server.verify import FunctionVerifier, verify_source
+
+CASES = Path(__file__).parent / "cases"
+
+
+def read(folder: str, name: str) -> str:
+    return (CASES / folder / name).read_text()
+
+
+def verifier_for(folder: str, file: str, function: str, language: str, **settings: object) -> Iterator[FunctionVerifier]:
+    path = CASES / folder / file
+    with FunctionVerifier(path.read_text(), language, function, settings=Settings(**settings), source_path=path) as v:  # type: ignore[arg-type]
+        assert v.prepare() is None
+        yield v
+
+
+@pytest.fixture(scope="module")
+def prefix() -> Iterator[FunctionVerifier]:
+    yield from verifier_for("prefix", "original.c", "prefix_sums", "c", run_timeout_s=4.0)
+
+
+@pytest.fixture(scope="module")
+def centered() -> Iterator[FunctionVerifier]:
+    yield from verifier_for("cpp", "original.cpp", "stats::centered_squares", "cpp")
+
+
+@pytest.mark.parametrize(
+    "name, status, words",
+    [
+        ("compile_error.c", Status.COMPILE_ERROR, "does not parse"),
+        ("type_error.c", Status.COMPILE_ERROR, "line 3: error"),
+        ("signature_changed.c", Status.COMPILE_ERROR, "changed the signature"),
+        ("wrong_name.c", Status.COMPILE_ERROR, "does not define prefix_sums"),
+        ("crash_null.c", Status.CRASH, "null pointer"),
+        ("loops_forever.c", Status.TIMEOUT, "did not finish within 4 s"),
+        ("exhausts_memory.c", Status.CRASH, "allocation may have failed"),
+    ],
+)
+def test_each_bad_candidate_gets_its_status_and_one_line(prefix: FunctionVerifier, name: str, status: Status, words: str) -> None:
+    verdict = prefix.verify(read("bad", name))
+    assert verdict.status is status, verdict.detail
+    assert words in verdict.detail
+    assert "\n" not in verdict.detail and len(verdict.detail) < 500
+
+
+def test_a_file_that_does_not_parse_is_unsupported() -> None:
+    source = read("bad", "syntax_error.c")
+    verdict = verify_source(source, "c", "broken", source, settings=Settings())
+    assert verdict.status is Status.UNSUPPORTED
+    assert "syntax error at line 2" in verdict.detail
+
+
+def test_a_missing_function_names_the_ones_there() -> None:
+    verdict = verify_source(read("prefix", "original.c"), "c", "nope", "", settings=Settings())
+    assert verdict.status is Status.UNSUPPORTED
+    assert "no function named 'nope'" in verdict.detail and "prefix_sums" in verdict.detail
+
+
+def test_pointer_to_pointer_parameters_are_unsupported_with_the_fix() -> None:
+    source = read("bad", "pointer_pairs.c")
+    verdict = verify_source(source, "c", "first", source, settings=Settings())
+    assert verdict.status is Status.UNSUPPORTED
+    assert "flat array" in verdict.detail
+
+
+def test_sizes_that_cannot_be_inferred_say_how_to_state_them() -> None:
+    source = read("bad", "pointer_pairs.c")
+    verdict = verify_source(source, "c", "magnitudes", source, settings=Settings())
+    assert verdict.status is Status.UNSUPPORTED
+    assert "/* perfalign: size(z)=" in verdict.detail
+    assert '[functions."magnitudes"]' in verdict.detail
+
+
+def test_a_stated_size_makes_the_function_verifiable() -> None:
+    source = read("bad", "pointer_pairs.c")
+    verdict = verify_source(source, "c", "magnitudes_annotated", source.replace("magnitudes_annotated(", "magnitudes_annotated(", 1), settings=Settings())
+    assert verdict.status in TIMED, verdict.detail
+
+
+def test_perfalign_toml_states_sizes(tmp_path: Path) -> None:
+    source = read("bad", "pointer_pairs.c")
+    (tmp_path / "pairs.c").write_text(source)
+    (tmp_path / "perfalign.toml").write_text('[functions.magnitudes]\nsize = { z = "2*n*n", out = "n*n" }\n')
+    candidate = """
+void magnitudes(const double *z, double *out, int n) {
+    for (int i = 0; i < n * n; i++)
+        out[i] = z[2 * i] * z[2 * i] + z[2 * i + 1] * z[2 * i + 1];
+}
+"""
+    verdict = verify_source(source, "c", "magnitudes", candidate, settings=Settings(), source_path=tmp_path / "pairs.c")
+    assert verdict.status in TIMED, verdict.detail
+
+
+def test_a_stated_size_that_is_too_small_is_reported() -> None:
+    source = read("bad", "pointer_pairs.c").replace("size(z)=2*n*n", "size(z)=n*n")
+    verdict = verify_source(source, "c", "magnitudes_annotated", source, settings=Settings())
+    assert verdict.status is Status.UNSUPPORTED
+    assert "beyond the stated size(z)=n*n" in verdict.detail
+
+
+def test_sizes_read_through_a_moving_pointer_are_found_by_probing() -> None:
+    source = read("sized", "original.c")
+    verdict = verify_source(source, "c", "row_sums", source, settings=Settings())
+    assert verdict.status in TIMED, verdict.detail
+
+
+@pytest.mark.parametrize("name", ["good_linear.cpp", "good_in_namespace.cpp"])
+def test_cpp_vector_output_in_a_namespace_is_faster(centered: FunctionVerifier, name: str) -> None:
+    verdict = centered.verify(read("cpp", name))
+    assert verdict.status is Status.FASTER, verdict.detail
+    assert verdict.ci95[0] <= verdict.speedup <= verdict.ci95[1]
+
+
+@pytest.mark.parametrize("name, words", [("wrong_sample_mean.cpp", "'out'[0]"), ("wrong_size.cpp", "elements after the candidate")])
+def test_cpp_wrong_vector_outputs_are_incorrect(centered: FunctionVerifier, name: str, words: str) -> None:
+    verdict = centered.verify(read("cpp", name))
+    assert verdict.status is Status.INCORRECT, verdict.detail
+    assert words in verdict.detail
+
+
+def test_cpp_whole_file_as_candidate_is_accepted(centered: FunctionVerifier) -> None:
+    assert centered.verify(read("cpp", "original.cpp")).status in TIMED
+
+
+def test_cpp_template_is_instantiated_for_double() -> None:
+    path = CASES / "cpp" / "original.cpp"
+    with FunctionVerifier(path.read_text(), "cpp", "max_abs", settings=Settings(), source_path=path) as v:
+        assert v.prepare() is None
+        assert v.verify(read("cpp", "max_abs_wrong.cpp")).status is Status.INCORRECT
+        assert v.verify(read("cpp", "max_abs_good.cpp")).status in TIMED
+
+
+def test_c_function_calling_a_helper_in_the_same_file() -> None:
+    path = CASES / "helper" / "original.c"
+    with FunctionVerifier(path.read_text(), "c", "eval_all", settings=Settings(), source_path=path) as v:
+        assert v.prepare() is None
+        assert v.verify(read("helper", "good_horner.c")).status is Status.FASTER
+        assert v.verify(read("helper", "good_calls_helper.c")).status in TIMED
+        assert v.verify(read("helper", "wrong_drops_term.c")).status is Status.INCORRECT
+        assert v.verify(read("helper", "original.c")).status in TIMED  # the whole file, main() included
+
+
+def test_cancel_stops_the_work_and_removes_temp_files() -> None:
+    before = set(Path(tempfile.gettempdir()).glob("perfalign-verify-*"))
+    cancel = threading.Event()
+    path = CASES / "prefix" / "original.c"
+    verifier = FunctionVerifier(path.read_text(), "c", "prefix_sums", settings=Settings(), cancel=cancel,
+                                progress=lambda message: cancel.set() if "problem size" in message else None)
+    with pytest.raises(Cancelled):
+        verifier.prepare()
+    verifier.close()
+    assert set(Path(tempfile.gettempdir()).glob("perfalign-verify-*")) == before
