@@ -12,18 +12,18 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from perfalign.training.rewards import ExecutionReward, get_execution_reward, get_length_penalty  # noqa: E402
 from perfalign.training.selfplay import CORPUS_DIR  # noqa: E402
 
-SOURCE = (CORPUS_DIR / "prefix_max_sum.c").read_text()
-LINEAR = """long prefix_max_sum(const int *a, size_t n) {
-    long total = 0;
-    int m = n ? a[0] : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (a[i] > m) m = a[i];
-        total += m;
-    }
-    return total;
+SOURCE = (CORPUS_DIR / "count_below_mean.c").read_text()
+LINEAR = """size_t count_below_mean(const double *x, size_t n) {
+    double sum = 0.0;
+    for (size_t j = 0; j < n; j++) sum += x[j];
+    double mean = sum / (double)n;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < mean) count++;
+    return count;
 }"""
-WRONG = LINEAR.replace("total += m;", "total += m + 1;")
-BROKEN = LINEAR.replace("return total;", "return total")
+WRONG = LINEAR.replace("x[i] < mean", "x[i] > mean")
+BROKEN = LINEAR.replace("return count;", "return count")
 
 
 def fenced(code: str) -> list[dict[str, str]]:
@@ -31,7 +31,7 @@ def fenced(code: str) -> list[dict[str, str]]:
 
 
 def columns(n: int) -> dict[str, list[str]]:
-    return {"source": [SOURCE] * n, "language": ["c"] * n, "function": ["prefix_max_sum"] * n, "mode": ["serial"] * n}
+    return {"source": [SOURCE] * n, "language": ["c"] * n, "function": ["count_below_mean"] * n, "mode": ["serial"] * n}
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_wrong_broken_or_missing_code_earns_zero(scored: tuple[list[float | None
 
 def test_rows_without_a_source_are_not_applicable() -> None:
     reward = get_execution_reward()
-    assert reward([fenced(LINEAR)], source=[None], function=["prefix_max_sum"]) == [None]
+    assert reward([fenced(LINEAR)], source=[None], function=["count_below_mean"]) == [None]
 
 
 def test_rewards_pickle_without_their_workers() -> None:

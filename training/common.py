@@ -105,6 +105,19 @@ def _checkpointing(enabled: bool) -> dict[str, bool]:
     return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": True}
 
 
+def with_adapter(config: cfg.BaseConfig, model: Any, task_type: str = "CAUSAL_LM") -> tuple[Any, Any]:
+    """(model, peft_config) for a TRL trainer: a fresh LoRA, or ``init_adapter`` made trainable again."""
+    from perfalign.training.modeling import lora_config
+
+    if not config.init_adapter:
+        return model, lora_config(config, task_type=task_type)
+    from peft import PeftModel
+
+    if not (Path(config.init_adapter) / "adapter_config.json").is_file():
+        raise TrainingError(f"--init-adapter {config.init_adapter} is not a PEFT adapter folder")
+    return PeftModel.from_pretrained(model, config.init_adapter, is_trainable=True), None
+
+
 def peak_memory_gb() -> float:
     """Peak resident memory of this process (and the GPU's peak allocation, if larger)."""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2

@@ -44,6 +44,7 @@ class BaseConfig:
     per_device_batch_size: int = opt(1, "Examples per device per step.")
     gradient_accumulation_steps: int = opt(4, "Micro-batches accumulated per optimizer step.")
     max_length: int = opt(1024, "Longest tokenised example; longer ones are truncated.")
+    init_adapter: str = opt("", "Continue training this PEFT adapter folder instead of starting a fresh LoRA.")
     lora_r: int = opt(16, "LoRA rank.")
     lora_alpha: float = opt(32.0, "LoRA alpha (scale = alpha / rank).")
     lora_dropout: float = opt(0.0, "LoRA dropout.")

@@ -15,11 +15,11 @@ def main(config: DPOConfig) -> common.TrainResult:
     from trl import DPOConfig as TRLDPOConfig
     from trl import DPOTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+    from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
-    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
+    model, peft_config = common.with_adapter(config, load_model(ref, precision=config.precision, cache=config.cache_dequantized))
     args = TRLDPOConfig(
         **common.trl_kwargs(config, Path(config.output_dir)),
         beta=config.beta,
@@ -31,7 +31,7 @@ def main(config: DPOConfig) -> common.TrainResult:
         args=args,
         train_dataset=to_dataset(splits.train, COLUMNS),
         processing_class=tokenizer,
-        peft_config=lora_config(config),
+        peft_config=peft_config,
     )
     seconds = common.run_trainer(trainer)
     rewards = [e for e in trainer.state.log_history if "rewards/accuracies" in e]

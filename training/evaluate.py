@@ -12,6 +12,7 @@ keys, to pass to trainers as ``--exclude-functions``).
 from __future__ import annotations
 
 import dataclasses
+import sys
 import json
 import time
 from collections.abc import Callable
@@ -193,4 +194,4 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
 
 
 def main(config: EvalConfig) -> EvalResult:
-    return run(config)
+    return run(config, progress=lambda message: print(message, file=sys.stderr, flush=True))

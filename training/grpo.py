@@ -21,11 +21,11 @@ def main(config: GRPOConfig) -> common.TrainResult:
     from trl import GRPOConfig as TRLGRPOConfig
     from trl import GRPOTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+    from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
-    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
+    model, peft_config = common.with_adapter(config, load_model(ref, precision=config.precision, cache=config.cache_dequantized))
     execution = get_execution_reward(
         speedup_weight=config.speedup_weight,
         correct_bonus=config.correct_bonus,
@@ -62,7 +62,7 @@ def main(config: GRPOConfig) -> common.TrainResult:
         args=args,
         train_dataset=to_dataset(rows, COLUMNS),
         processing_class=tokenizer,
-        peft_config=lora_config(config),
+        peft_config=peft_config,
     )
     try:
         seconds = common.run_trainer(trainer)

@@ -17,6 +17,7 @@ project's ``examples/``, which serve as the held-out evaluation set.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import hashlib
 import time
 from collections.abc import Callable, Iterator
@@ -272,4 +273,4 @@ def run(config: SelfPlayConfig, sampler: Any | None = None, progress: Callable[[
 
 
 def main(config: SelfPlayConfig) -> SelfPlayResult:
-    return run(config)
+    return run(config, progress=lambda message: print(message, file=sys.stderr, flush=True))

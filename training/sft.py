@@ -20,11 +20,11 @@ def main(config: SFTConfig) -> common.TrainResult:
     from trl import SFTConfig as TRLSFTConfig
     from trl import SFTTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+    from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)
-    model = load_model(ref, precision=config.precision, cache=config.cache_dequantized)
+    model, peft_config = common.with_adapter(config, load_model(ref, precision=config.precision, cache=config.cache_dequantized))
     args = TRLSFTConfig(
         **common.trl_kwargs(config, Path(config.output_dir)),
         max_length=config.max_length,
@@ -35,7 +35,7 @@ def main(config: SFTConfig) -> common.TrainResult:
         args=args,
         train_dataset=Dataset.from_list([as_prompt_completion(r) for r in splits.train]),
         processing_class=tokenizer,
-        peft_config=lora_config(config),
+        peft_config=peft_config,
     )
     seconds = common.run_trainer(trainer)
     return common.save("sft", trainer, config, splits, seconds)
