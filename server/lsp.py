@@ -36,7 +36,7 @@ from perfalign.server.lsp_config import EffectiveSettings, editor_section, effec
 from perfalign.server.lsp_feedback import Logged, Offer, State, Suggestion
 from perfalign.server.lsp_jobs import Job, JobManager
 from perfalign.server.lsp_model import ModelCache
-from perfalign.server.lsp_text import UTF8, UTF16, UTF32, LineIndex, NotUtf8, same_code
+from perfalign.server.lsp_text import UTF8, UTF16, UTF32, LineIndex, NotUtf8, same_code, split_candidate, squashed
 from perfalign.server.paths import home_dir
 
 logger = logging.getLogger("perfalign.lsp")
@@ -217,6 +217,10 @@ class PerfalignServer(LanguageServer):
                     self._post(lambda: self.tell(self.store_problem or "", types.MessageType.Warning))
             return self.store_writer
 
+    def pipeline_store(self) -> "WriterStore | None":
+        writer = self.store()
+        return WriterStore(writer) if writer is not None else None
+
     def record_feedback(self, logged: Logged) -> None:
         writer = self.store_writer
         for suggestion, action in logged:
@@ -393,21 +397,30 @@ class PerfalignServer(LanguageServer):
         span = self.function_named(view, result.function, result.original_code)
         if span is None or not same_code(span.info.text, result.original_code):
             return None
-        edit = types.TextEdit(
-            range=self.range_of(view, span.info.start_byte, span.info.end_byte),
-            new_text=suggestion.code.strip("\n"),
-        )
+        edits = [
+            types.TextEdit(
+                range=self.range_of(view, span.info.start_byte, span.info.end_byte),
+                new_text=suggestion.code.strip("\n"),
+            )
+        ]
+        # A header the rewrite needs (and the verifier compiled with) that the file lacks.
+        missing = [inc for inc in suggestion.includes if squashed(inc) not in squashed(view.text)]
+        if missing:
+            at = _include_offset(view)
+            if at < span.info.start_byte:
+                where = self.range_of(view, at, at)
+                edits.insert(0, types.TextEdit(range=where, new_text="".join(f"{inc}\n" for inc in missing)))
         caps = self.client_capabilities.workspace
         if caps and caps.workspace_edit and caps.workspace_edit.document_changes and view.is_open:
             return types.WorkspaceEdit(
                 document_changes=[
                     types.TextDocumentEdit(
                         text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=view.version),
-                        edits=[edit],
+                        edits=list(edits),
                     )
                 ]
             )
-        return types.WorkspaceEdit(changes={uri: [edit]})
+        return types.WorkspaceEdit(changes={uri: list(edits)})
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Errors outside a handler (a malformed message): one line to the user, details to the log."""
@@ -435,6 +448,19 @@ class PerfalignServer(LanguageServer):
         self.models.unload()
 
 
+class WriterStore:
+    """The pipeline's store calls, run on the writer thread (the job's thread waits for the ids)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def record_request(self, req: Any) -> str:
+        return str(self.writer.submit(lambda s: s.record_request(req)).result(timeout=60))
+
+    def record_candidate(self, request_id: str, cand: Any) -> str:
+        return str(self.writer.submit(lambda s: s.record_candidate(request_id, cand)).result(timeout=60))
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -459,6 +485,18 @@ def _too_large(size: int) -> Refusal:
         "too_large",
         f"the file is {size / 1e6:.1f} MB; perfalign works on files up to {MAX_DOCUMENT_BYTES / 1e6:.0f} MB",
     )
+
+
+def _include_offset(view: DocView) -> int:
+    """Byte offset of the line after the file's last ``#include`` (0 when it has none)."""
+    last = -1
+    for line, start in enumerate(view.index.starts):
+        end = view.index.line_end(line)
+        if view.index.data[start:end].lstrip().startswith(b"#include"):
+            last = line
+    if last < 0:
+        return 0
+    return view.index.starts[last + 1] if last + 1 < len(view.index.starts) else len(view.index.data)
 
 
 def _live_code(result: FunctionResult) -> str:
@@ -844,10 +882,28 @@ def _work(ls: PerfalignServer, view: DocView, span: Span, job: Job) -> Iterator[
     backend = ls.models.get(settings)
     if job.cancel.is_set():
         return
-    store = ls.store()
-    path = view.path or ((ls.root or Path(tempfile.gettempdir())) / ("untitled.cpp" if view.language == "cpp" else "untitled.c"))
-    request = OptimizeRequest(path=path, text=view.text, function=_name(span.info), line=None, mode=job.mode)
+    store = ls.pipeline_store()
+    path = view.path
+    if path is None or cparse_language(path) != view.language:
+        # An unsaved buffer, or a header the editor treats as another language.
+        folder = path.parent if path is not None else (ls.root or Path(tempfile.gettempdir()))
+        path = folder / (f"untitled.{'cpp' if view.language == 'cpp' else 'c'}")
+    request = OptimizeRequest(
+        path=path,
+        text=view.text,
+        function=_name(span.info),
+        line=span.info.start_line,
+        mode=job.mode,
+        source="lsp",
+        workspace=ls.root,
+    )
     yield from run_optimize(request, settings, backend=backend, store=store, cancel=job.cancel)
+
+
+def cparse_language(path: Path) -> str:
+    from perfalign.server import cparse
+
+    return cparse.language_for(path)
 
 
 def on_event(ls: PerfalignServer, job: Job, event: Any) -> None:
@@ -918,29 +974,33 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
         ls.tell(message, types.MessageType.Warning)
         ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": "withdrawn", "summary": message, "suggestions": []})
         return
-    suggestions = [
-        Suggestion(
-            key=ls.next_key(),
-            code=c.code,
-            title=_apply_title(c.verdict),
-            candidate_id=c.candidate_id,
-            diff=c.diff,
-            speedup=c.verdict.speedup,
+    suggestions = []
+    for c in finished.suggestions:
+        if not c.verdict.verified:
+            continue
+        includes, replacement = split_candidate(c.code)
+        suggestions.append(
+            Suggestion(
+                key=ls.next_key(),
+                code=replacement,
+                title=_apply_title(c.verdict),
+                candidate_id=c.candidate_id,
+                diff=c.diff,
+                speedup=c.verdict.speedup,
+                includes=includes,
+            )
         )
-        for c in finished.suggestions
-        if c.verdict.verified
-    ]
     offer = Offer(job.uri, job.function, job.mode, original, suggestions) if suggestions else None
     if offer is not None:
         status, summary = "verified", _found_summary(job.function, offer)
     else:
-        status = "none"
+        status = "failed" if getattr(finished, "outcome", "") == "error" else "none"
         summary = f"perfalign: {finished.summary or f'no verified rewrite of {job.function}'}"
     ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
         job.uri, job.function, job.mode, status, summary, original, offer
     )
     ls.publish(job.uri)
-    ls.tell(summary.removeprefix("perfalign: "))
+    ls.tell(summary.removeprefix("perfalign: "), types.MessageType.Warning if status == "failed" else types.MessageType.Info)
     ls.protocol.notify(
         NOTIFY_JOB_FINISHED,
         {

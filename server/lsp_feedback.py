@@ -39,11 +39,12 @@ class State(StrEnum):
 @dataclass
 class Suggestion:
     key: str  # stable within the server: used in command arguments
-    code: str
+    code: str  # what replaces the function: new helpers, then the function
     title: str
     candidate_id: str | None = None  # row in the preference store
     diff: str = ""
     speedup: float | None = None
+    includes: list[str] = field(default_factory=list)  # headers the rewrite needs at the top of the file
     state: State = State.OFFERED
 
 

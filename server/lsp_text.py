@@ -92,3 +92,15 @@ def same_code(function_text: str | None, code: str) -> bool:
         return False
     found, wanted = squashed(function_text), squashed(code)
     return bool(found) and (found == wanted or wanted.endswith(found))
+
+
+def split_candidate(code: str) -> tuple[list[str], str]:
+    """A verified candidate's ``#include`` lines (they go at the top of the file) and the text
+    that replaces the function (new helpers, then the function)."""
+    lines = code.strip("\n").split("\n")
+    includes: list[str] = []
+    while lines and (lines[0].lstrip().startswith("#include") or not lines[0].strip()):
+        if lines[0].strip():
+            includes.append(lines[0].strip())
+        lines.pop(0)
+    return includes, "\n".join(lines).strip("\n")

@@ -471,7 +471,7 @@ async def test_a_verified_rewrite_replaces_exactly_the_function_and_is_logged(tm
         assert [(r[1], r[2]) for r in rows] == [("accepted", "lsp")]
         assert rows[0][0] == done["suggestions"][0]["candidateId"]
         # No diagnostic is left once the rewrite is in place; editing it is logged.
-        assert ed.client.diagnostics[uri] == []
+        assert list(ed.client.diagnostics[uri]) == []
         rewritten = ed.texts[uri]
         ed.replace_text(uri, rewritten.replace("s += x[i] * x[i];", "s += x[i] * x[i]; /* mine */ s += 0.0;"))
         rows = await feedback_rows(db, 2)
@@ -510,7 +510,7 @@ async def test_reject_show_diff_and_dismiss_are_logged(tmp_path: Path) -> None:
         assert sorted(r[1] for r in rows) == ["dismissed", "rejected"]
         assert {r[0] for r in rows} == {s["candidateId"] for s in done["suggestions"]}
         assert not [a for a in await ed.actions(uri, start_line(text)) if a.title.startswith("Apply")]
-        assert ed.client.diagnostics[uri] == []
+        assert list(ed.client.diagnostics[uri]) == []
 
 
 async def test_show_diff_falls_back_to_a_diff_document(tmp_path: Path) -> None:
@@ -598,7 +598,7 @@ async def test_a_document_edited_mid_job_gets_no_stale_edit(tmp_path: Path) -> N
         actions = await ed.actions(uri, start_line(edited))
         assert [a.title for a in actions] == ["Optimize this function", "Parallelize with OpenMP"]
         assert any("changed while perfalign was optimizing" in m.message for m in ed.client.messages)
-        assert ed.client.diagnostics.get(uri, []) == []
+        assert list(ed.client.diagnostics.get(uri, [])) == []
 
 
 async def test_concurrent_jobs_on_two_files_and_close_dismisses(tmp_path: Path) -> None:
