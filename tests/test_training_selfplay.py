@@ -1,0 +1,79 @@
+"""Self-play and evaluation end to end with the real verifier; the model is a replay of fixed answers."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfalign.training import evaluate, selfplay
+from perfalign.training.config import EvalConfig, SelfPlayConfig
+from perfalign.training.data import load_splits, read_jsonl
+
+CORPUS_FILE = selfplay.CORPUS_DIR / "count_below_mean.c"
+FAST = """```c
+size_t count_below_mean(const double *x, size_t n) {
+    double sum = 0.0;
+    for (size_t j = 0; j < n; j++) sum += x[j];
+    double mean = sum / (double)n;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < mean) count++;
+    return count;
+}
+```"""
+WRONG = FAST.replace("x[i] < mean", "x[i] > mean")
+CHATTER = "Sure! The function is already optimal."
+
+
+class Replay:
+    """A sampler that answers every prompt with the same fixed completions, in order."""
+
+    def __init__(self, name: str, answers: list[str]) -> None:
+        self.name = name
+        self.answers = answers
+        self.prompts: list[list[dict[str, str]]] = []
+
+    def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+        self.prompts.append(messages)
+        return [self.answers[i % len(self.answers)] for i in range(n)]
+
+    def close(self) -> None:
+        pass
+
+
+def test_selfplay_turns_verdicts_into_pairs(tmp_path: Path) -> None:
+    sampler = Replay("replay", [FAST, WRONG, CHATTER])
+    config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=3, repetitions=5, verify_workers=2)
+    result = selfplay.run(config, sampler=sampler)
+    assert result.functions == 1 and result.candidates == 3
+    assert result.statuses == {"faster": 1, "incorrect": 1, "unsupported": 1}
+    assert "count_below_mean" in sampler.prompts[0][-1]["content"]  # the server's prompt, with the function
+    pairs = read_jsonl(tmp_path / "sp" / "pairs.jsonl")
+    assert len(pairs) == 1  # faster over incorrect; the chatter has no code and is neither
+    pair = pairs[0]
+    assert "count++" in pair["chosen"][0]["content"] and "x[i] > mean" in pair["rejected"][0]["content"]
+    assert pair["chosen_speedup"] > 1.5 and pair["rejected_status"] == "incorrect"
+    rl = read_jsonl(tmp_path / "sp" / "rl.jsonl")
+    assert rl[0]["function"] == "count_below_mean" and "double sum" in rl[0]["source"]
+    sft = read_jsonl(tmp_path / "sp" / "sft.jsonl")
+    assert sft[0]["messages"][-1]["role"] == "assistant"
+    # the trainers read self-play output like the store's exports
+    assert len(load_splits([tmp_path / "sp" / "pairs.jsonl"], "pairs").train) == 1
+
+
+def test_eval_scores_base_and_trained_side_by_side(tmp_path: Path) -> None:
+    config = EvalConfig(functions=[str(CORPUS_FILE)], samples=2, ks=[1, 2], repetitions=5, output_dir=str(tmp_path / "eval"), adapter="x")
+    samplers = {"base": Replay("base", [WRONG, CHATTER]), "trained": Replay("trained", [FAST, WRONG])}
+    result = evaluate.run(config, samplers=samplers)
+    base, trained = result.reports["base"], result.reports["trained"]
+    assert base.passed[1] == 0.0 and base.speedup[2] == 0.0 and base.build[1] == 0.5
+    assert trained.passed[1] == 0.5 and trained.passed[2] == 1.0
+    assert trained.speedup[2] > 1.5 and trained.speedup[1] == pytest.approx(trained.speedup[2] / 2)
+    assert trained.suggestions == 1 and trained.suggestion_geomean and trained.suggestion_geomean > 1.5
+    out = tmp_path / "eval"
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["trained"]["pass@2"] == 1.0
+    assert "| speedup_n@2 |" in (out / "table.md").read_text()
+    assert (out / "plot.svg").read_text().startswith("<svg")
+    assert read_jsonl(out / "functions.jsonl")[0]["function"] == "count_below_mean"
