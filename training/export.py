@@ -13,6 +13,7 @@ a merged fine-tune is never re-quantized to 4 bits (that would erase it).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import math
 import threading
@@ -262,6 +263,8 @@ def main(config: ExportConfig) -> ExportResult:
         tokenizer = load_tokenizer(ref)
         peft_model = PeftModel.from_pretrained(load_model(ref, precision="fp32"), str(adapter_dir)).eval()
         if config.check_sequences > 0:
+            if importlib.util.find_spec("llama_cpp") is None:
+                raise ExportError("llama-cpp-python is not installed, so the adapter cannot be checked; install it or pass --check-sequences 0")
             sequences = check_sequences(adapter_dir, tokenizer, config.check_sequences)
             result.agreement = compare(peft_model, sequences, base_gguf, output, config.tolerance)
         if config.merged_q8:

@@ -56,6 +56,8 @@ def main(config: GRPOConfig) -> common.TrainResult:
         log_completions=False,
     )
     rows = [dict(r, language=r.get("language") or "c", mode=r.get("mode") or "serial") for r in splits.train]
+    while len(rows) < config.per_device_batch_size:  # a full batch of prompts even from a tiny data set
+        rows += rows
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=reward_funcs,  # type: ignore[arg-type]
