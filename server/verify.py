@@ -11,6 +11,7 @@ the original in one process. Every compile and run goes through
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -34,6 +35,7 @@ MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the pr
 RUN_MEMORY = 4 * 1024**3
 PROBE_SIZES = [0, 1, 2, 3, 5, 8, 13, 32]
 MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
+MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost the original, estimated
 RACE_REPS = 25
 WARMUPS = 2
 FLOAT_RTOL = 1e-6
@@ -258,7 +260,9 @@ class FunctionVerifier:
             raise _Stop(self._verdict(Status.UNSUPPORTED, "the original fails when run on generated inputs: " + _run_failure(res)))
         n = int(size_line.group(1))
         baseline = float(size_line.group(2))
-        cases, race = self._cases(plan, n, skip_zero)
+        calibration = [(int(a), float(b)) for a, b in re.findall(r"PF_CAL (\d+) ([\d.eE+-]+)", res.stderr)]
+        cost = _cost_model(calibration, n, baseline, memory_bound=baseline < self.settings.min_time_ms)
+        cases, race = self._cases(plan, n, skip_zero, cost)
         self.progress("checking the harness on the original")
         res = self._run(
             [str(self_exe), "check", hyp, repr(rtol), "1", *cases],
@@ -357,7 +361,9 @@ class FunctionVerifier:
         text = ",".join(map(str, vals)) + f"@{seed}"
         return text + (f"*{reps}" if reps else "")
 
-    def _cases(self, plan: HarnessPlan, n: int, skip_zero: bool) -> tuple[list[str], list[str]]:
+    def _cases(
+        self, plan: HarnessPlan, n: int, skip_zero: bool, cost: Callable[[int], float] | None = None
+    ) -> tuple[list[str], list[str]]:
         cases = []
         for s in PROBE_SIZES:
             for seed in (1, 2, 3):
@@ -365,7 +371,9 @@ class FunctionVerifier:
         for seed in (4, 5):
             cases += self._distinct_cases(plan, seed)
         for s in MEDIUM_SIZES:
-            if s < n:
+            # Sizes above the problem size too, while the original stays cheap there: a candidate that is
+            # wrong only above some size must not pass because this machine picked a small problem size.
+            if s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS):
                 cases += [self._case(plan, s, 6), self._case(plan, s, 7)]
         cases.append(self._case(plan, n, 8))
         cases = [c for c in dict.fromkeys(cases) if not (skip_zero and _has_zero(plan, c))]
@@ -439,6 +447,7 @@ class FunctionVerifier:
                 self._check_cancel()
                 raise _Stop(self._check_failure(res, timeout, threads if self.mode == "openmp" else None))
         if self.mode == "openmp":
+            self.progress("looking for data races")
             race = self._race(prepared, cand_dir, [cand_dir / f"candidate{ext}"], hyp)
             phases["check"] = time.monotonic() - t1
             if race:
@@ -666,6 +675,23 @@ def verify_file(
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _cost_model(points: list[tuple[int, float]], n: int, t_n: float, *, memory_bound: bool) -> Callable[[int], float]:
+    """Estimated milliseconds of the original at size s, from the calibration runs (a power law)."""
+    usable = [(a, b) for a, b in points if b > 0.02 and a > 0]
+    exponent = 2.0
+    if len(usable) >= 2:
+        (n1, t1), (n2, t2) = usable[-2], usable[-1]
+        if n2 > n1 and t2 > 0 and t1 > 0:
+            exponent = min(3.0, max(1.0, math.log(t2 / t1) / math.log(n2 / n1)))
+
+    def cost(s: int) -> float:
+        if memory_bound and s > n:
+            return float("inf")
+        return max(t_n, 1e-3) * (s / max(n, 1)) ** exponent
+
+    return cost
 
 
 def _others_can_read(folder: Path) -> bool:
