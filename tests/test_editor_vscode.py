@@ -270,3 +270,23 @@ def test_vscode_says_how_to_fix_a_wrong_server_path(code_server: Any, built: Bui
     # Shown once: no crash loop of restarts.
     assert sum("perfalign" in t for t in toasts) == 1, toasts
     print(f"\nVS Code wrong server path: {time.monotonic() - t0:.1f} s")
+
+
+def test_vscode_restarts_a_crashing_server_a_bounded_number_of_times(code_server: Any, built: Built, tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    crashing = tmp_path / "crashing-perfalign"
+    crashing.write_text("#!/bin/sh\necho 'perfalign: simulated crash' >&2\nexit 3\n")
+    crashing.chmod(0o755)
+    session = code_server({"perfalign.serverPath": str(crashing)}, {"kernels.c": SLOW_C})
+    (session.e2e / "spec.json").write_text(json.dumps({"file": str(session.workspace / "kernels.c"), "line": 4, "mode": "serial", "timeoutS": 20}))
+    _browse(built, session, timeout_s=120, until_toast="will not be restarted")
+    toasts = _read_json(session.e2e / "notifications.json")
+    final = [t for t in toasts if "will not be restarted" in t]
+    assert final and "Restart server" in final[0]
+    # Each restart is announced, and there are exactly three of them.
+    for n in (1, 2, 3):
+        assert any(f"restarting it ({n} of 3)" in t for t in toasts), toasts
+    assert not any("(4 of 3)" in t for t in toasts)
+    # Only perfalign's own explanations: no raw client errors.
+    assert all("perfalign" in t for t in toasts), toasts
+    print(f"\nVS Code crashing server: {time.monotonic() - t0:.1f} s")

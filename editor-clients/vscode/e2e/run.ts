@@ -34,8 +34,19 @@ function parse(argv: string[]): Options {
   };
 }
 
-async function toasts(page: Page): Promise<string[]> {
-  return page.locator(".notification-toast").allInnerTexts();
+/** The notifications shown as toasts, and those in the notification center when it is open. */
+async function notifications(page: Page): Promise<string[]> {
+  const toasts = await page.locator(".notification-toast").allInnerTexts();
+  const center = await page.locator(".notifications-center .notification-list-item").allInnerTexts();
+  return [...toasts, ...center];
+}
+
+/** Open the notification center: toasts that timed out are still listed there. */
+async function openCenter(page: Page): Promise<void> {
+  const bell = page.locator(".statusbar-item .codicon-bell, .statusbar-item .codicon-bell-dot");
+  if ((await bell.count()) > 0) {
+    await bell.first().click();
+  }
 }
 
 async function main(): Promise<number> {
@@ -68,6 +79,8 @@ async function main(): Promise<number> {
     await page.goto(opts.url, { waitUntil: "domcontentloaded" });
     await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
     const deadline = Date.now() + opts.timeoutS * 1000;
+    const centerAt = Date.now() + 15_000;
+    let centerOpened = false;
     const resultFile = path.join(opts.dir, "result.json");
     for (;;) {
       for (const name of fs.readdirSync(opts.dir)) {
@@ -77,8 +90,12 @@ async function main(): Promise<number> {
           fs.rmSync(path.join(opts.dir, name), { force: true });
         }
       }
-      for (const text of await toasts(page)) {
+      for (const text of await notifications(page)) {
         seen.add(text);
+      }
+      if (opts.untilToast !== undefined && !centerOpened && Date.now() > centerAt) {
+        centerOpened = true;
+        await openCenter(page);
       }
       const wanted = opts.untilToast;
       if (wanted !== undefined ? [...seen].some((t) => t.includes(wanted)) : fs.existsSync(resultFile)) {

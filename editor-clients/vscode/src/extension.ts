@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
   LanguageClient,
+  RevealOutputChannelOn,
   State,
   type LanguageClientOptions,
   type ServerOptions,
@@ -20,6 +21,16 @@ export const OPTIMIZE_KIND = vscode.CodeActionKind.RefactorRewrite.append("optim
 export const PARALLELIZE_KIND = vscode.CodeActionKind.RefactorRewrite.append("parallelize").append("openmp");
 
 const START_COMMANDS = new Set(["perfalign.optimize", "perfalign.parallelize", "perfalign.cancel"]);
+
+/**
+ * The client reports its own failures as notifications, several per crash. perfalign says
+ * once what happened and how to fix it (BoundedRestarts, start()); the details go to the output.
+ */
+class PerfalignClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
 
 class Extension implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -80,6 +91,12 @@ class Extension implements vscode.Disposable {
         { scheme: "file", language: "cpp" },
       ],
       outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // A server that dies while starting is a crash: BoundedRestarts decides and says so.
+      initializationFailedHandler: (error: unknown) => {
+        this.output.appendLine(`the server failed to initialize: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      },
       errorHandler: this.restarts,
       initializationOptions: () => ({ [SECTION]: serverSettings(this.config()) }),
       middleware: {
@@ -100,7 +117,7 @@ class Extension implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient("perfalign", "perfalign", serverOptions, clientOptions);
+    const client = new PerfalignClient("perfalign", "perfalign", serverOptions, clientOptions);
     client.registerFeature(new NotificationProgress(client, this.status));
     client.registerFeature(new ShowDiffCapability());
     client.onDidChangeState((e) => {
