@@ -17,8 +17,9 @@ project's ``examples/``, which serve as the held-out evaluation set.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import hashlib
+import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,7 +28,6 @@ from typing import Any
 
 from perfalign.server.verdict import Status, Verdict
 from perfalign.training.config import SelfPlayConfig
-from perfalign.training.data import write_jsonl
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx"}
@@ -236,7 +236,10 @@ def run(config: SelfPlayConfig, sampler: Any | None = None, progress: Callable[[
     start = time.monotonic()
     own_sampler = sampler is None
     sampler = sampler or open_sampler(config.base, config.adapter, config.engine)
-    collected: dict[str, list[dict[str, Any]]] = {k: [] for k in ("pairs", "reward", "sft", "rl", "candidates")}
+    names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl", "candidates": folder / "candidates.jsonl"}
+    collected: dict[str, list[dict[str, Any]]] = {k: [] for k in names}
+    folder.mkdir(parents=True, exist_ok=True)
+    handles = {kind: path.open("w") for kind, path in names.items()}  # rows are written as they come: a stopped run keeps them
     try:
         for item in tasks(config.corpus):
             if isinstance(item, str):
@@ -257,15 +260,18 @@ def run(config: SelfPlayConfig, sampler: Any | None = None, progress: Callable[[
                 for v in verdicts:
                     result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
                 result.candidates += len(scored)
+                progress(f"  {', '.join(v.status.value for v in verdicts)}")
                 for kind, rows in rows_for(item, mode, messages, scored, sampler.name, config.eval_percent, config.threads).items():
                     collected[kind] += rows
+                    for row in rows:
+                        handles[kind].write(json.dumps(row, sort_keys=True) + "\n")
+                    handles[kind].flush()
     finally:
+        for handle in handles.values():
+            handle.close()
         if own_sampler:
             sampler.close()
-    names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl", "candidates": folder / "candidates.jsonl"}
-    for kind, path in names.items():
-        write_jsonl(path, collected[kind])
-        result.files[kind] = str(path)
+    result.files = {kind: str(path) for kind, path in names.items()}
     result.pairs, result.reward_pairs = len(collected["pairs"]), len(collected["reward"])
     result.sft_rows, result.rl_rows = len(collected["sft"]), len(collected["rl"])
     result.seconds = time.monotonic() - start
