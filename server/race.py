@@ -142,30 +142,52 @@ def find_race(
     return describe_race(ran.stderr, sources)
 
 
+LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"([^"]+)"')
+
+
+def _code_at(path: str, line: int, sources: list[Path]) -> str | None:
+    """The text of ``path:line`` as the compiler saw it: a given source, or a ``#line "path"`` region in one."""
+    for source in sources:
+        if str(source) == path or source.name == Path(path).name:
+            try:
+                lines = source.read_text(errors="replace").splitlines()
+            except OSError:
+                continue
+            if 0 < line <= len(lines):
+                return lines[line - 1].strip()
+    # Later sources first: the candidate comes after the driver and the original.
+    for source in reversed(sources):
+        try:
+            lines = source.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        directives = [(i, LINE_DIRECTIVE.match(t)) for i, t in enumerate(lines)]
+        directives = [(i, m) for i, m in directives if m]
+        for k, (index, match) in enumerate(directives):
+            if match.group(2) != path and Path(match.group(2)).name != Path(path).name:
+                continue
+            end = directives[k + 1][0] if k + 1 < len(directives) else len(lines)
+            real = index + 1 + (line - int(match.group(1)))
+            if index < real < end:
+                return lines[real].strip()
+    return None
+
+
 def describe_race(report: str, sources: list[Path]) -> str | None:
     """One line from a ThreadSanitizer report: where the race is and the code on that line."""
     if "ThreadSanitizer: data race" not in report:
         return None
-    known = {s.name: s for s in sources} | {str(s): s for s in sources}
-    location: tuple[str, int] | None = None
-    # Prefer the first stack frame in one of the given sources; SUMMARY names the top frame.
-    for match in FRAME.finditer(report):
-        path, line = match.group(1), int(match.group(2))
-        if path in known or Path(path).name in known:
-            location = (path, line)
-            break
-    if location is None and (summary := SUMMARY.search(report)):
-        location = (summary.group(1), int(summary.group(2)))
-    if location is None:
-        return "data race between OpenMP threads (ThreadSanitizer gave no source line)"
-    path, line = location
-    source = known.get(path) or known.get(Path(path).name) or Path(path)
-    code = ""
-    try:
-        lines = source.read_text(errors="replace").splitlines()
-        if 0 < line <= len(lines):
-            code = lines[line - 1].strip()
-    except OSError:
-        pass
-    where = f"{Path(path).name}:{line}"
-    return f"data race at {where}: {code}" if code else f"data race at {where}"
+    places: list[tuple[str, int]] = []
+    if summary := SUMMARY.search(report):
+        places.append((summary.group(1), int(summary.group(2))))
+    places += [(m.group(1), int(m.group(2))) for m in FRAME.finditer(report)]
+    # The racy access is the top frame (SUMMARY); when its file is unknown, the first frame in a given source.
+    for path, line in places:
+        code = _code_at(path, line, sources)
+        if code is not None:
+            where = f"{Path(path).name}:{line}"
+            return f"data race at {where}: {code}" if code else f"data race at {where}"
+    if places:
+        path, line = places[0]
+        return f"data race at {Path(path).name}:{line}"
+    return "data race between OpenMP threads (ThreadSanitizer gave no source line)"

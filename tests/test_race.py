@@ -162,3 +162,57 @@ def test_cpp_sources_use_clangxx(tmp_path: Path) -> None:
 
 def test_describe_race_without_a_report_is_none() -> None:
     assert race.describe_race("all fine\n", []) is None
+
+
+def test_line_directives_map_back_to_the_candidate(tmp_path: Path) -> None:
+    original = tmp_path / "original.c"
+    original.write_text('#line 1 "function"\nvoid f(void)\n{\n}\n#line 1 "glue"\n')
+    candidate = tmp_path / "candidate.c"
+    candidate.write_text('/* generated */\n#line 1 "function"\nvoid f(void)\n{\n    t = 1.0;\n}\n#line 1 "glue"\nx\n')
+    report = "WARNING: ThreadSanitizer: data race (pid=2)\nSUMMARY: ThreadSanitizer: data race /w/job1/function:3:7 in f\n"
+    assert race.describe_race(report, [original, candidate]) == "data race at function:3: t = 1.0;"
+
+
+# ---------------------------------------------------------------------------- through the verifier
+
+SCALE = """void scale(const double *a, double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = 2.0 * a[i];
+}
+"""
+
+# Every thread writes the same value: the results are right, only the race check can tell.
+SHARED_FACTOR = """void scale(const double *a, double *out, int n)
+{
+    double f;
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {
+        f = 2.0;
+        out[i] = f * a[i];
+    }
+}"""
+
+
+@pytest.fixture(scope="module")
+def scale_verifier():  # type: ignore[no-untyped-def]
+    from perfalign.server.verify import FunctionVerifier
+
+    with FunctionVerifier(SCALE, "c", "scale", mode="openmp", settings=Settings(threads=2)) as verifier:
+        assert verifier.prepare() is None
+        yield verifier
+
+
+def test_verifier_reports_a_race_that_results_do_not_show(scale_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    verdict = scale_verifier.verify(SHARED_FACTOR)
+    assert verdict.status is Status.INCORRECT
+    assert "data race" in verdict.detail and "f = 2.0;" in verdict.detail
+
+
+def test_verifier_passes_the_private_version(scale_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import TIMED
+
+    verdict = scale_verifier.verify(SHARED_FACTOR.replace("parallel for", "parallel for private(f)"))
+    assert verdict.status in TIMED, verdict.detail
