@@ -99,13 +99,23 @@ def test_racy_openmp_reduction_is_incorrect(omp: FunctionVerifier) -> None:
     assert "threads" in verdict.detail
 
 
-def test_one_shot_verify_cleans_up(tmp_path: Path) -> None:
+@pytest.fixture
+def private_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temp folder of this test's own (others may be verifying at the same time); readable by the sandbox user."""
+    import shutil
     import tempfile
 
-    before = set(Path(tempfile.gettempdir()).glob("perfalign-verify-*"))
+    folder = Path(tempfile.mkdtemp(prefix="perfalign-test-"))
+    folder.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_one_shot_verify_cleans_up(private_tmp: Path) -> None:
     path = CASES / "prefix" / "original.c"
     verdict = verify_source(
         path.read_text(), "c", "prefix_sums", candidate("prefix", "wrong_off_by_one.c"), settings=Settings()
     )
     assert verdict.status is Status.INCORRECT
-    assert set(Path(tempfile.gettempdir()).glob("perfalign-verify-*")) == before
+    assert list(private_tmp.iterdir()) == []
