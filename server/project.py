@@ -14,9 +14,7 @@ names the commands::
     build_timeout_s = 300
     test_timeout_s = 300
     bench_timeout_s = 60
-
-    [functions.NAME]
-    path = "project"               # always verify NAME this way
+    functions = ["NAME"]           # always verify these functions this way
 
 The candidate replaces the function's text in a temporary copy of the
 project; the original is built from a second copy. Both builds, the tests and
@@ -33,7 +31,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from perfalign.server import sandbox
 from perfalign.server.settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config
@@ -55,12 +52,11 @@ class ProjectConfig:
     build_timeout_s: float = 300.0
     test_timeout_s: float = 300.0
     bench_timeout_s: float = 60.0
-    functions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    functions: list[str] = field(default_factory=list)
 
     def wants_project(self, function: str) -> bool:
-        """True when ``[functions.NAME] path = "project"`` asks for this path."""
-        table = self.functions.get(function) or self.functions.get(function.split("::")[-1]) or {}
-        return table.get("path") == "project"
+        """True when ``[project] functions`` names this function."""
+        return function in self.functions or function.split("::")[-1] in self.functions
 
 
 def load_project(source_path: Path) -> ProjectConfig | None:
@@ -79,7 +75,7 @@ def load_project(source_path: Path) -> ProjectConfig | None:
     if not isinstance(table, dict):
         raise SettingsError(f"{where} must be a table")
     known = {"build", "test", "bench", "copy", "bench_metric", "runs", "build_timeout_s", "test_timeout_s",
-             "bench_timeout_s"}
+             "bench_timeout_s", "functions"}
     unknown = set(table) - known
     if unknown:
         raise SettingsError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
@@ -95,7 +91,9 @@ def load_project(source_path: Path) -> ProjectConfig | None:
     copy = table.get("copy", [])
     if not isinstance(copy, list) or not all(isinstance(c, str) for c in copy):
         raise SettingsError(f"{where}: copy must be a list of paths relative to {config_path.parent}")
-    functions = data.get("functions", {})
+    functions = table.get("functions", [])
+    if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
+        raise SettingsError(f"{where}: functions must be a list of function names")
     return ProjectConfig(
         root=config_path.parent,
         build=table["build"],
@@ -107,7 +105,7 @@ def load_project(source_path: Path) -> ProjectConfig | None:
         build_timeout_s=float(table.get("build_timeout_s", 300.0)),
         test_timeout_s=float(table.get("test_timeout_s", 300.0)),
         bench_timeout_s=float(table.get("bench_timeout_s", 60.0)),
-        functions=functions if isinstance(functions, dict) else {},
+        functions=list(functions),
     )
 
 
@@ -325,8 +323,7 @@ def verify_with_project(
 def project_route(source_path: Path, function: str) -> str | None:
     """How ``perfalign.toml`` wants ``function`` verified.
 
-    ``"project"``: ``[functions.NAME] path = "project"`` asks for the project's
-    commands; ``"fallback"``: a ``[project]`` table exists, to be used when the
+    ``"project"``: ``[project] functions`` names it; ``"fallback"``: a ``[project]`` table exists, to be used when the
     harness cannot drive the function; None: no project commands (or a broken
     table, reported when the project path is asked for).
     """
@@ -335,11 +332,11 @@ def project_route(source_path: Path, function: str) -> str | None:
     except SettingsError:
         config_path = find_config(source_path)
         try:
-            functions = read_config(config_path).get("functions", {}) if config_path else {}
+            table = read_config(config_path).get("project", {}) if config_path else {}
         except SettingsError:
             return None
-        table = functions.get(function, {}) if isinstance(functions, dict) else {}
-        return "project" if isinstance(table, dict) and table.get("path") == "project" else None
+        named = table.get("functions", []) if isinstance(table, dict) else []
+        return "project" if isinstance(named, list) and function in named else None
     if config is None:
         return None
     return "project" if config.wants_project(function) else "fallback"

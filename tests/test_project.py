@@ -87,7 +87,7 @@ def test_config_names_functions_for_the_project_path(project: Path) -> None:
     assert config is not None
     assert config.wants_project("column_sums")
     assert not config.wants_project("fill_grid")
-    assert config.build == "make -s" and config.runs == 7
+    assert config.build == "make -s" and config.runs == 7 and config.functions == ["column_sums"]
 
 
 def test_missing_or_bad_config_is_explained(tmp_path: Path, project: Path) -> None:
@@ -126,3 +126,37 @@ def test_route_follows_the_config(project: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert project_route(elsewhere / "f.c", "f") is None
+
+
+# ---------------------------------------------------------------------------- through the verifier
+
+
+def test_verify_source_uses_the_project_when_the_config_names_the_function(project: Path) -> None:
+    from perfalign.server.verify import verify_source
+
+    source = project / "grid.c"
+    verdict = verify_source(source.read_text(), "c", "column_sums", ROW_ORDER, settings=Settings(), source_path=source)
+    assert verdict.path == "project"
+    assert verdict.status is Status.FASTER, verdict.detail
+
+
+def test_verify_source_falls_back_when_the_harness_cannot_drive_the_function(project: Path) -> None:
+    from perfalign.server.verify import verify_source
+
+    config = project / "perfalign.toml"
+    config.write_text(config.read_text().replace('functions = ["column_sums"]\n', ""))
+    source = project / "grid.c"
+    wrong = ROW_ORDER.replace("sums[j] = 0.0;", "sums[j] = 1.0;")
+    verdict = verify_source(source.read_text(), "c", "column_sums", wrong, settings=Settings(), source_path=source)
+    assert verdict.path == "project"
+    assert verdict.status is Status.INCORRECT
+
+
+def test_verify_source_without_a_project_keeps_the_harness(tmp_path: Path) -> None:
+    from perfalign.server.verify import verify_source
+
+    source = tmp_path / "lone.c"
+    source.write_text("int counter;\nvoid bump(void) { counter++; }\n")
+    verdict = verify_source(source.read_text(), "c", "bump", "void bump(void) { counter += 1; }",
+                            settings=Settings(), source_path=source)
+    assert verdict.path == "harness"
