@@ -29,31 +29,22 @@ DRIVER = PLUGIN / "e2e" / "driver.lua"
 NVIM = Path(sys.executable).with_name("nvim")
 PERFALIGN = Path(sys.executable).with_name("perfalign")
 
-SLOW_C = """\
-#include <stddef.h>
+EXAMPLE = REPO / "examples" / "c" / "row_sums.c"
+SLOW_LINE = "sums[i] += a[i * n + j];"
 
-/* Sum of squares, written the slow way. */
-double sum_squares(const double *x, int n) {
-    double s = 0.0;
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j <= i; j++) {
-            if (j == i) {
-                s += x[i] * x[i];
-            }
-        }
-    }
-    return s;
-}
-"""
-
+# What the fake model replies: the same sums, row by row (same order of additions, cache friendly).
 FAST_C = """\
-double sum_squares(const double *x, int n) {
-    double s = 0.0;
+void row_sums(const double *a, double *sums, int n) {
     for (int i = 0; i < n; i++) {
-        s += x[i] * x[i];
+        double s = 0.0;
+        for (int j = 0; j < n; j++)
+            s += a[i * n + j];
+        sums[i] = s;
     }
-    return s;
 }"""
+
+TINY_C = "int twice(int x) {\n    return 2 * x;\n}\n"
+
 
 
 @pytest.fixture(scope="session")
@@ -95,9 +86,9 @@ def _workspace(tmp_path: Path, setup: dict[str, Any], screenshots: bool = False)
     ws, e2e = tmp_path / "workspace", tmp_path / "e2e"
     ws.mkdir()
     e2e.mkdir()
-    source = ws / "kernels.c"
-    source.write_text(SLOW_C)
-    line = SLOW_C.splitlines().index("    double s = 0.0;")
+    source = ws / "row_sums.c"
+    shutil.copyfile(EXAMPLE, source)
+    line = next(i for i, text in enumerate(EXAMPLE.read_text().splitlines()) if SLOW_LINE in text)
     spec = {"plugin": str(PLUGIN), "file": str(source), "line": line, "mode": "serial", "timeoutS": 180,
             "setup": setup, "screenshots": screenshots}
     (e2e / "spec.json").write_text(json.dumps(spec))
@@ -134,11 +125,11 @@ def test_optimize_in_neovim_applies_the_verified_rewrite_and_logs_accepted(nvim:
     # "Show diff" opened a split in diff mode: the original on the left, the candidate on the right.
     assert result["diff"]["windows"] == 2
     assert all(side["diff"] for side in result["diff"]["sides"])
-    assert "j <= i" in result["diff"]["sides"][0]["text"]
-    assert "j <= i" not in result["diff"]["sides"][1]["text"]
+    assert SLOW_LINE in result["diff"]["sides"][0]["text"]
+    assert result["diff"]["sides"][1]["text"].strip() == FAST_C
     # The rewrite is in the buffer and on disk; the server logged it as accepted.
     assert FAST_C in source.read_text()
-    assert "j <= i" not in source.read_text()
+    assert SLOW_LINE not in source.read_text()
     assert ("accepted", "lsp") in _feedback(Path(setup["dbPath"]))
     assert any("accepted" in line for line in result["report"]), result["report"]
     print(f"\nNeovim end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
@@ -149,11 +140,11 @@ def test_neovim_says_how_to_fix_a_wrong_server_path(nvim: Path, tmp_path: Path) 
     lua = (
         f"vim.opt.rtp:prepend({json.dumps(str(PLUGIN))}); "
         f"local ok = require('perfalign').setup{{ serverPath = {json.dumps(str(missing))} }}; "
-        "vim.cmd.edit('kernels.c'); vim.wait(1500); "
+        "vim.cmd.edit('twice.c'); vim.wait(1500); "
         "io.stdout:write(vim.json.encode({ ok = ok, clients = #vim.lsp.get_clients({ name = 'perfalign' }), "
         "messages = vim.api.nvim_exec2('messages', { output = true }).output })); vim.cmd('qa!')"
     )
-    (tmp_path / "kernels.c").write_text(SLOW_C)
+    (tmp_path / "twice.c").write_text(TINY_C)
     proc = subprocess.run(
         [str(nvim), "--headless", "--clean", "-c", f"lua {lua}"],
         cwd=tmp_path, env=_env(tmp_path, tmp_path), capture_output=True, text=True, timeout=60,

@@ -36,31 +36,22 @@ CODE_SERVER = TOOLS / "code-server" / "node_modules" / "code-server" / "out" / "
 PERFALIGN = Path(sys.executable).with_name("perfalign")
 DOCS_IMG = REPO / "docs" / "img"
 
-SLOW_C = """\
-#include <stddef.h>
+EXAMPLE = REPO / "examples" / "c" / "row_sums.c"
+SLOW_LINE = "sums[i] += a[i * n + j];"
 
-/* Sum of squares, written the slow way. */
-double sum_squares(const double *x, int n) {
-    double s = 0.0;
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j <= i; j++) {
-            if (j == i) {
-                s += x[i] * x[i];
-            }
-        }
-    }
-    return s;
-}
-"""
-
+# What the fake model replies: the same sums, row by row (same order of additions, cache friendly).
 FAST_C = """\
-double sum_squares(const double *x, int n) {
-    double s = 0.0;
+void row_sums(const double *a, double *sums, int n) {
     for (int i = 0; i < n; i++) {
-        s += x[i] * x[i];
+        double s = 0.0;
+        for (int j = 0; j < n; j++)
+            s += a[i * n + j];
+        sums[i] = s;
     }
-    return s;
 }"""
+
+TINY_C = "int twice(int x) {\n    return 2 * x;\n}\n"
+
 
 
 def _run(argv: list[str], cwd: Path, timeout: float) -> None:
@@ -143,7 +134,9 @@ def code_server(built: Built, tmp_path: Path) -> Iterator[Any]:
         _run([*common, "--install-extension", str(built.vsix), "--install-extension", str(built.driver)], tmp_path, 180)
         port = _free_port()
         log = tmp_path / "code-server.log"
-        env = {**os.environ, "PERFALIGN_E2E_DIR": str(e2e)}
+        # No extension gallery: code-server would look one up outside this machine.
+        env = {**os.environ, "PERFALIGN_E2E_DIR": str(e2e),
+               "EXTENSIONS_GALLERY": json.dumps({"serviceUrl": "http://127.0.0.1:9/gallery", "itemUrl": "http://127.0.0.1:9/item"})}
         # The server is found through the perfalign.serverPath setting only.
         env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not (Path(p) / "perfalign").exists())
         proc = subprocess.Popen(
@@ -236,22 +229,26 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
             "perfalign.samples": 1,
             "perfalign.dbPath": str(db),
         },
-        {"kernels.c": SLOW_C},
+        {"row_sums.c": EXAMPLE.read_text()},
     )
-    source = session.workspace / "kernels.c"
-    line = SLOW_C.splitlines().index("    double s = 0.0;")
+    source = session.workspace / "row_sums.c"
+    line = next(i for i, text in enumerate(EXAMPLE.read_text().splitlines()) if SLOW_LINE in text)
     (session.e2e / "spec.json").write_text(json.dumps({"file": str(source), "line": line, "mode": "serial", "timeoutS": 180}))
     _browse(built, session, timeout_s=300)
     result = _read_json(session.e2e / "result.json")
-    _keep_screenshots(session, {"actions": "vscode-actions.png", "diff": "vscode-diff.png", "applied": "vscode-applied.png"})
+    _keep_screenshots(session, {"actions": "vscode-actions.png", "progress": "vscode-progress.png", "diff": "vscode-diff.png",
+                                "applied": "vscode-applied.png"})
     assert result["ok"], result.get("error")
     assert "Optimize this function" in result["actionsBefore"]
     assert "Parallelize with OpenMP" in result["actionsBefore"]
     assert any(t.startswith("Apply verified rewrite") for t in result["actionsAfter"]), result["actionsAfter"]
     assert result["diffTab"], "Show diff opened no diff editor"
+    # The server's progress was a notification with a Cancel button.
+    toasts = _read_json(session.e2e / "notifications.json")
+    assert any("Cancel" in t and "optimizing row_sums" in t for t in toasts), toasts
     # The verified rewrite is in the file, saved; the slow loop is gone.
     assert FAST_C in source.read_text()
-    assert "j <= i" not in source.read_text()
+    assert SLOW_LINE not in source.read_text()
     assert result["applyAnswer"]["status"] == "applied"
     assert ("accepted", "lsp") in _feedback(db)
     print(f"\nVS Code end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
@@ -260,8 +257,8 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
 def test_vscode_says_how_to_fix_a_wrong_server_path(code_server: Any, built: Built, tmp_path: Path) -> None:
     t0 = time.monotonic()
     missing = tmp_path / "no-such-venv" / "bin" / "perfalign"
-    session = code_server({"perfalign.serverPath": str(missing)}, {"kernels.c": SLOW_C})
-    (session.e2e / "spec.json").write_text(json.dumps({"file": str(session.workspace / "kernels.c"), "line": 4, "mode": "serial", "timeoutS": 20}))
+    session = code_server({"perfalign.serverPath": str(missing)}, {"twice.c": TINY_C})
+    (session.e2e / "spec.json").write_text(json.dumps({"file": str(session.workspace / "twice.c"), "line": 1, "mode": "serial", "timeoutS": 20}))
     _browse(built, session, timeout_s=120, until_toast="perfalign.serverPath")
     toasts = _read_json(session.e2e / "notifications.json")
     message = next(t for t in toasts if "perfalign.serverPath" in t)
@@ -277,8 +274,8 @@ def test_vscode_restarts_a_crashing_server_a_bounded_number_of_times(code_server
     crashing = tmp_path / "crashing-perfalign"
     crashing.write_text("#!/bin/sh\necho 'perfalign: simulated crash' >&2\nexit 3\n")
     crashing.chmod(0o755)
-    session = code_server({"perfalign.serverPath": str(crashing)}, {"kernels.c": SLOW_C})
-    (session.e2e / "spec.json").write_text(json.dumps({"file": str(session.workspace / "kernels.c"), "line": 4, "mode": "serial", "timeoutS": 20}))
+    session = code_server({"perfalign.serverPath": str(crashing)}, {"twice.c": TINY_C})
+    (session.e2e / "spec.json").write_text(json.dumps({"file": str(session.workspace / "twice.c"), "line": 1, "mode": "serial", "timeoutS": 20}))
     _browse(built, session, timeout_s=120, until_toast="will not be restarted")
     toasts = _read_json(session.e2e / "notifications.json")
     final = [t for t in toasts if "will not be restarted" in t]

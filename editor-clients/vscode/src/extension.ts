@@ -61,7 +61,14 @@ class Extension implements vscode.Disposable {
         this.configurationChanged(e);
       }),
     );
-    this.status.setModel(this.config().get<string>("model") ?? "");
+    this.showModel();
+  }
+
+  private showModel(): void {
+    const config = this.config();
+    const model = config.get<string>("model") ?? "";
+    const backend = config.get<string>("backend") ?? "llama-cpp";
+    this.status.setModel(backend === "llama-cpp" ? model : `${model} (${backend})`);
   }
 
   async start(): Promise<void> {
@@ -169,7 +176,7 @@ class Extension implements vscode.Disposable {
     if (!e.affectsConfiguration(SECTION)) {
       return;
     }
-    this.status.setModel(this.config().get<string>("model") ?? "");
+    this.showModel();
     if (RESTART_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) {
       this.output.appendLine("the server's path changed: restarting it");
       void this.restart();

@@ -75,13 +75,14 @@ export class NotificationProgress implements StaticFeature {
           cancel.onCancellationRequested(() => {
             void this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token });
           });
+          let title = "";
           report = (value: Value): void => {
             if (value.kind === "end") {
               finish();
               return;
             }
-            const title = value.kind === "begin" ? value.title : undefined;
-            if (title !== undefined) {
+            if (value.kind === "begin") {
+              title = value.title.replace(/^perfalign: /, "");
               this.status.jobStarted(key, title);
             }
             const message = [title, value.message].filter((s) => s !== undefined && s !== "").join(": ");

@@ -106,6 +106,7 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
   }
   result.startAnswer = await run(start.command);
   step("job started");
+  await screenshot(dir, "progress");
 
   const apply = await poll("a verified suggestion", spec.timeoutS, async () =>
     (await codeActions(doc.uri, at, kind)).find((a) => commandOf(a) === "perfalign.apply"),
