@@ -25,12 +25,12 @@ from perfalign.server import cparse
 from perfalign.server.cparse import CParseError, FunctionInfo
 from perfalign.server.events import Candidate, CandidateGenerated, Event, Finished, Progress, VerdictReady
 from perfalign.server.extract import Extraction, dedupe_key, extract
-from perfalign.server.prompts import MODES, PROMPT_VERSION, build_messages
+from perfalign.server.prompts import MODES, PROMPT_VERSION, STOP, build_messages
 from perfalign.server.records import CandidateRecord, RequestRecord
 from perfalign.server.settings import Settings
 from perfalign.server.verdict import Status, Verdict
 
-DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_TOKENS = 768
 DEFAULT_TEMPERATURE = 0.7
 DEFAULT_TOP_P = 0.95
 
@@ -193,12 +193,12 @@ def run_optimize(
 
         try:
             if backend is None:
-                events.put(("progress", f"loading {model_name}"))
+                events.put(("progress", f"loading {model_name}" if settings.backend != "fake" else "loading replies"))
                 backend = create_backend(settings, model=request.model)
             events.put(("progress", f"sampling {n} candidates"))
             backend.generate(
                 messages, n, max_tokens=request.max_tokens, temperature=request.temperature,
-                top_p=request.top_p, seed=seed, cancel=job_cancel,
+                top_p=request.top_p, seed=seed, stop=STOP, cancel=job_cancel,
                 on_sample=lambda i, raw: events.put(("sample", i, raw)),
             )
             events.put(("generated", None))

@@ -12,6 +12,9 @@ from perfalign.server.settings import Settings
 
 PROMPT_VERSION = "2026-11-30.1"
 MODES = ("serial", "openmp")
+# Sampling stops at a closing fence followed by a blank line: the explanation models
+# write after the code costs time and is never used.
+STOP = ["\n```\n\n"]
 
 SYSTEM = (
     "You are an expert in high-performance C and C++. You rewrite one function at a time so that it "
@@ -53,7 +56,7 @@ The function:
 {code}
 ```
 
-Reply with the complete rewritten `{name}` function, with the same signature `{signature}`, in one ```{fence} code block. Keep any helpers it calls unchanged; do not write a main function."""
+Reply with the complete rewritten `{name}` function, with the same signature `{signature}`, in one ```{fence} code block, and nothing after it. Keep any helpers it calls unchanged; do not write a main function."""
 
 
 class FunctionLike(Protocol):

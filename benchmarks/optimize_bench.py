@@ -1,0 +1,147 @@
+"""Benchmark the optimize pipeline on examples/ with a real model.
+
+Measures, per example: time to the first verified (``faster``) suggestion and
+to the end, the outcome and the best speedup; overall: the share of functions
+with a faster suggestion, the geometric-mean speedup of the suggestions shown,
+peak memory (RSS) of the process, and tokens/s of batched versus sequential
+sampling of 4 candidates for the same prompt, side by side in one run.
+
+    .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
+        [--mode serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import sys
+import time
+from pathlib import Path
+
+from perfalign.server import cparse
+from perfalign.server.backends import create_backend
+from perfalign.server.events import Finished, VerdictReady
+from perfalign.server.optimize import OptimizeRequest, run_optimize
+from perfalign.server.prompts import build_messages
+from perfalign.server.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+OPENMP_EXAMPLES = {"saxpy", "mandelbrot", "count_in_range", "pair_energy", "vector_norm", "dot_checked", "blur_1d", "heat_3d"}
+
+
+def examples(only: set[str] | None) -> list[tuple[Path, str]]:
+    out = []
+    for path in sorted((REPO / "examples").glob("*/*.c*")):
+        language = cparse.language_for(path)
+        name = cparse.list_functions(path.read_text(), language)[-1].name
+        if only is None or name in only:
+            out.append((path, name))
+    return out
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens: int) -> dict[str, float]:
+    """Batched and sequential sampling of 4 candidates of the same prompt, same seeds."""
+    text = path.read_text()
+    info = cparse.find_function(text, cparse.language_for(path), name=name)
+    messages = build_messages(info, "serial", settings)
+    result: dict[str, float] = {}
+    for label, batched in (("sequential", False), ("batched", True)):
+        backend.batched = batched
+        start = time.perf_counter()
+        backend.generate(messages, 4, max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7)
+        wall = time.perf_counter() - start
+        stats = backend.last_stats
+        result[f"{label}_tokens"] = stats.generated_tokens
+        result[f"{label}_tok_s"] = round(stats.tokens_per_s, 2)
+        result[f"{label}_wall_s"] = round(wall, 2)
+        result[f"{label}_end_to_end_tok_s"] = round(stats.generated_tokens / wall, 2)
+    backend.batched = True
+    result["ratio"] = round(result["batched_tok_s"] / max(result["sequential_tok_s"], 1e-9), 2)
+    result["end_to_end_ratio"] = round(result["batched_end_to_end_tok_s"] / max(result["sequential_end_to_end_tok_s"], 1e-9), 2)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--samples", type=int, default=4)
+    parser.add_argument("--only", default=None, help="comma-separated function names")
+    parser.add_argument("--mode", default="serial", choices=["serial", "openmp", "both"])
+    parser.add_argument("--max-tokens", type=int, default=768)
+    parser.add_argument("--save-raw", type=Path, default=None, help="folder for the raw model outputs")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--tokens-only", action="store_true", help="only the batched vs sequential measurement")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    settings = Settings(model=args.model or Settings().model)
+    t0 = time.perf_counter()
+    backend = create_backend(settings)
+    load_s = time.perf_counter() - t0
+    print(f"model {settings.model} loaded in {load_s:.1f} s; {backend.description}", flush=True)
+    report: dict[str, object] = {"model": settings.model, "samples": args.samples, "load_s": round(load_s, 2)}
+
+    rows = []
+    if not args.tokens_only:
+        only = set(args.only.split(",")) if args.only else None
+        for path, name in examples(only):
+            modes = ["serial", "openmp"] if args.mode == "both" else [args.mode]
+            for mode in modes:
+                start = time.perf_counter()
+                first_verified = None
+                finished: Finished | None = None
+                request = OptimizeRequest(path=path, function=name, mode=mode, samples=args.samples,
+                                          max_tokens=args.max_tokens, seed=args.seed)
+                for event in run_optimize(request, settings, backend=backend):
+                    if isinstance(event, VerdictReady) and event.candidate.verdict.verified and first_verified is None:
+                        first_verified = time.perf_counter() - start
+                    if isinstance(event, Finished):
+                        finished = event
+                total = time.perf_counter() - start
+                assert finished is not None
+                best = finished.suggestions[0].verdict.speedup if finished.suggestions else None
+                row = {
+                    "function": name, "mode": mode, "outcome": finished.outcome,
+                    "statuses": [c.verdict.status.value for c in finished.candidates],
+                    "best_speedup": best, "first_verified_s": round(first_verified, 1) if first_verified else None,
+                    "total_s": round(total, 1), "summary": finished.summary,
+                }
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                if args.save_raw is not None:
+                    folder = args.save_raw / settings.model
+                    folder.mkdir(parents=True, exist_ok=True)
+                    for c in finished.candidates:
+                        stem = f"{path.parent.name}-{name}-{mode}-{c.index}"
+                        (folder / f"{stem}.txt").write_text(c.raw_output)
+        speedups = [r["best_speedup"] for r in rows if r["best_speedup"]]
+        firsts = [r["first_verified_s"] for r in rows if r["first_verified_s"]]
+        report.update(
+            functions=len(rows),
+            with_faster=len(speedups),
+            share_faster=round(len(speedups) / max(len(rows), 1), 3),
+            geomean_speedup=round(math.exp(sum(math.log(s) for s in speedups) / len(speedups)), 3) if speedups else None,
+            median_first_verified_s=sorted(firsts)[len(firsts) // 2] if firsts else None,
+            median_total_s=sorted(r["total_s"] for r in rows)[len(rows) // 2] if rows else None,
+            rows=rows,
+        )
+    if hasattr(backend, "last_stats"):
+        path, name = examples({"row_sums"})[0]
+        report["tokens"] = tokens_per_s(backend, settings, path, name, max_tokens=256)
+        print("tokens:", json.dumps(report["tokens"]), flush=True)
+    report["peak_rss_mb"] = round(peak_rss_mb(), 1)
+    backend.close()
+    summary = {k: v for k, v in report.items() if k != "rows"}
+    print(json.dumps(summary, indent=2))
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
