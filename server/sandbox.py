@@ -532,13 +532,13 @@ def _run(
         collectors = [_Collector(out_r, limits.output_bytes, exceeded), _Collector(err_r, limits.output_bytes, exceeded)]
         for c in collectors:
             c.start()
+        # A blocking wait in a helper thread notices the exit at once; this loop
+        # wakes every 20 ms for the clock, the cancel event and the output cap.
+        exited = threading.Event()
+        waiter = threading.Thread(target=lambda: (proc.wait(), exited.set()), daemon=True)
+        waiter.start()
         timed_out = cancelled = False
-        while True:
-            try:
-                proc.wait(timeout=0.02)
-                break
-            except subprocess.TimeoutExpired:
-                pass
+        while not exited.wait(timeout=0.02):
             if cancel is not None and cancel.is_set():
                 cancelled = True
             elif time.monotonic() - start > limits.wall_s:
@@ -546,11 +546,13 @@ def _run(
             elif not exceeded.is_set():
                 continue
             kill_group(proc)
-            proc.wait()
             break
-        # Children left behind (a fork bomb, a daemon) go too.
+        exited.wait()
+        # Children left behind (a fork bomb, a daemon) go too. Under bubblewrap
+        # they die with the PID namespace; without it, as root, every process
+        # of the throw-away uid is killed.
         kill_group(proc)
-        if uid is not None:
+        if uid is not None and not use_bwrap:
             _kill_uid(uid)
         for c in collectors:
             c.join(timeout=2.0)
