@@ -6,10 +6,11 @@ protect the machine:
 * **bubblewrap** (when installed and allowed): no network, the system mounted
   read-only, only the work directory writable (plus a private ``/tmp``), no
   view of the home directory, its own PID namespace that dies with perfalign.
-* **a throw-away user id** when perfalign runs as root: the child runs as an
-  unused uid, so the kernel's process limit holds (it never applies to root)
-  and root's files are out of reach; every process of that uid is killed
-  afterwards.
+* **a throw-away user id** when perfalign runs as root: the command runs as
+  an unused uid (bubblewrap runs privileged and ``setpriv`` drops to it), so
+  the kernel's process limit holds (it never applies to root) and root's files
+  are out of reach; without bubblewrap every process of that uid is killed
+  afterwards, with it the PID namespace takes them all.
 * **resource limits** in every case: CPU time, address space, file size,
   number of processes, output size, and a wall-clock timeout that kills the
   whole process group.
