@@ -470,12 +470,22 @@ async def test_a_verified_rewrite_replaces_exactly_the_function_and_is_logged(tm
         rows = await feedback_rows(db, 1)
         assert [(r[1], r[2]) for r in rows] == [("accepted", "lsp")]
         assert rows[0][0] == done["suggestions"][0]["candidateId"]
-        # No diagnostic is left once the rewrite is in place; editing it is logged.
+        # No diagnostic is left once the rewrite is in place.
         assert list(ed.client.diagnostics[uri]) == []
         rewritten = ed.texts[uri]
+        # The editor's undo is not an edit of the rewrite: nothing is logged and it is offered again.
+        ed.replace_text(uri, moved)
+        again = await ed.actions(uri, start_line(moved) + 3)
+        assert again[0].title == apply.title and again[0].edit is not None
+        await asyncio.sleep(0.5)
+        assert len(await feedback_rows(db, 1)) == 1
+        ed.apply(again[0].edit)
+        assert ed.texts[uri] == rewritten
+        await ed.command(again[0].command)
+        # Editing the applied rewrite is logged.
         ed.replace_text(uri, rewritten.replace("s += x[i] * x[i];", "s += x[i] * x[i]; /* mine */ s += 0.0;"))
-        rows = await feedback_rows(db, 2)
-        assert [r[1] for r in rows] == ["accepted", "edited_after_accept"]
+        rows = await feedback_rows(db, 3)
+        assert [r[1] for r in rows] == ["accepted", "accepted", "edited_after_accept"]
 
 
 async def test_reject_show_diff_and_dismiss_are_logged(tmp_path: Path) -> None:
