@@ -58,7 +58,7 @@ class FunctionLike(Protocol):
     language: str
     text: str
     context: str
-    params: list[Any]
+    signature: str
 
 
 @dataclass
@@ -169,6 +169,29 @@ def _move_pragmas_inside(function_code: str, pragmas: list[str], language: str) 
     return "\n".join(lines), True
 
 
+def _arity(signature: str) -> int:
+    """Number of parameters in a signature ``ret name(a, b, c)``."""
+    start = signature.find("(")
+    if start < 0:
+        return -1
+    depth, count, seen = 0, 0, False
+    for ch in signature[start + 1 :]:
+        if ch in "(<[":
+            depth += 1
+        elif ch in ")>]":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count += 1
+        elif not ch.isspace():
+            seen = True
+    inner = signature[start + 1 :].split(")")[0].strip()
+    if not seen or inner == "void":
+        return 0
+    return count + 1
+
+
 def _rename(function_code: str, old: str, new: str) -> str:
     return re.sub(rf"\b{re.escape(old)}\b", new, function_code)
 
@@ -214,40 +237,43 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
                 others.append((b, f))
 
     notes: list[str] = []
-    chosen: tuple[int, cparse.FunctionInfo] | None = None
+
+    def repaired(b: int, f: cparse.FunctionInfo, rename_from: str | None) -> tuple[str, bool]:
+        code = f.text.strip("\n")
+        if rename_from:
+            code = _rename(code, rename_from, name)
+        moved = False
+        pragmas = _pragmas_above(blocks[b], f.start_byte)
+        if pragmas:
+            code, moved = _move_pragmas_inside(code, pragmas, language)
+        return code, moved
+
     renamed_from: str | None = None
     if exact:
-        differing = [(b, f) for b, f in exact if normalize(f.text) != original_norm]
+        versions = [(b, f, *repaired(b, f, None)) for b, f in exact]
+        differing = [v for v in versions if normalize(v[2]) != original_norm]
         if not differing:
             return Extraction(None, "the rewrite is identical to the original")
-        chosen = differing[-1]  # "original, then optimized": the last differing definition is the rewrite
+        b, info, function_code, moved = differing[-1]  # "original, then optimized": the last differing one
         if len(exact) > 1:
             notes.append(f"the reply defines {name} {len(exact)} times; took the last rewrite")
     else:
-        arity = len(function.params)
-        same_arity = [(b, f) for b, f in others if len(f.params) == arity]
+        arity = _arity(function.signature)
+        same_arity = [(b, f) for b, f in others if _arity(f.signature) == arity]
         if same_arity:
-            chosen = same_arity[-1]
-            renamed_from = chosen[1].name
+            b, info = same_arity[-1]
+            renamed_from = info.name
+            function_code, moved = repaired(b, info, renamed_from)
+            notes.append(f"renamed {renamed_from} back to {name}")
+            if normalize(function_code) == original_norm:
+                return Extraction(None, "the rewrite is identical to the original")
         elif not any(parsed):
             return Extraction(None, "the reply holds no C or C++ function definition")
         else:
             return Extraction(None, f"the reply does not define {name} (or a function with its parameters)")
-
-    b, info = chosen
+    if moved:
+        notes.append("moved #pragma omp from above the function onto its first loop")
     block = blocks[b]
-    function_code = info.text.strip("\n")
-    if renamed_from:
-        function_code = _rename(function_code, renamed_from, name)
-        notes.append(f"renamed {renamed_from} back to {name}")
-        if normalize(function_code) == original_norm:
-            return Extraction(None, "the rewrite is identical to the original")
-
-    pragmas = _pragmas_above(block, info.start_byte)
-    if pragmas:
-        function_code, moved = _move_pragmas_inside(function_code, pragmas, language)
-        if moved:
-            notes.append("moved #pragma omp from above the function onto its first loop")
 
     # New helpers from the same block: not the function, not main, not already in the file.
     helpers: list[str] = []
