@@ -358,6 +358,13 @@ async def test_the_server_survives_bad_input(tmp_path: Path) -> None:
         unsaved = ed.open("untitled-1.c", "double dot(const double *a, const double *b, int n) {\n"
                           "  double s = 0; for (int i = 0; i < n; i++) s += a[i] * b[i]; return s;\n}\n")
         assert [a.title for a in await ed.actions(unsaved, 1)] == ["Optimize this function", "Parallelize with OpenMP"]
+        # A change to a document that was never opened (a client bug).
+        ed.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=ed.uri("never.c"), version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text="int h;")],
+            )
+        )
         # Still serving.
         assert len(await ed.actions(uri, line_of(text, "y[i] = a * x[i]"))) == 2
         messages = " | ".join(m.message for m in ed.client.messages)
