@@ -132,6 +132,9 @@ def test_optimize_in_neovim_applies_the_verified_rewrite_and_logs_accepted(nvim:
     assert SLOW_LINE not in source.read_text()
     assert ("accepted", "lsp") in _feedback(Path(setup["dbPath"]))
     assert any("accepted" in line for line in result["report"]), result["report"]
+    # require("perfalign").set{} reached the server without restarting it.
+    change = result["settingsChange"]
+    assert change["threshold"] == 1.25 and change["pidBefore"] == change["pidAfter"], change
     print(f"\nNeovim end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
 
 

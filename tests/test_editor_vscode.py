@@ -251,6 +251,9 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
     assert SLOW_LINE not in source.read_text()
     assert result["applyAnswer"]["status"] == "applied"
     assert ("accepted", "lsp") in _feedback(db)
+    # Changing a setting reached the server without restarting it.
+    change = result["settingsChange"]
+    assert change["threshold"] == 1.25 and change["pidBefore"] == change["pidAfter"], change
     print(f"\nVS Code end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
 
 

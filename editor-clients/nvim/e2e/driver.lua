@@ -130,6 +130,22 @@ local function drive()
   vim.wait(1000)
   result.report = perfalign.report()
   step("report")
+
+  -- A settings change reaches the running server: same process, new value.
+  local function server_report()
+    local client = perfalign.client(bufnr)
+    local answer = client:request_sync("workspace/executeCommand", { command = "perfalign.report", arguments = {} }, 10000, bufnr)
+    return answer and answer.result or {}
+  end
+  local before = server_report()
+  perfalign.set({ threshold = 1.25 })
+  local after
+  wait("the new threshold in the server", 20, function()
+    after = server_report()
+    return after.settings ~= nil and after.settings.threshold == 1.25
+  end)
+  result.settingsChange = { pidBefore = before.pid, pidAfter = after.pid, threshold = after.settings.threshold }
+  step("settings changed")
 end
 
 local ok, err = xpcall(drive, debug.traceback)

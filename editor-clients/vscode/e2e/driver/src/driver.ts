@@ -20,6 +20,7 @@ interface Result {
   startAnswer?: unknown;
   applyAnswer?: unknown;
   diffTab?: string;
+  settingsChange?: { pidBefore: unknown; pidAfter: unknown; threshold: unknown };
   textAfter?: string;
   dirtyAfter?: boolean;
 }
@@ -144,6 +145,22 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
   result.dirtyAfter = doc.isDirty;
   step("applied and saved");
   await screenshot(dir, "applied");
+
+  // A settings change reaches the running server: same process, new value.
+  interface ServerReport {
+    pid?: unknown;
+    settings?: { threshold?: unknown };
+  }
+  const report = async (): Promise<ServerReport> =>
+    (await vscode.commands.executeCommand<ServerReport | undefined>("perfalign.report")) ?? {};
+  const before = await report();
+  await vscode.workspace.getConfiguration("perfalign").update("threshold", 1.25, vscode.ConfigurationTarget.Global);
+  const changed = await poll("the new threshold in the server", 20, async () => {
+    const now = await report();
+    return now.settings?.threshold === 1.25 ? now : undefined;
+  });
+  result.settingsChange = { pidBefore: before.pid, pidAfter: changed.pid, threshold: changed.settings?.threshold };
+  step("settings changed");
 }
 
 export function activate(): void {
