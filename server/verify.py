@@ -428,7 +428,10 @@ class FunctionVerifier:
         phases["compile"] = time.monotonic() - t0
         if not res.ok:
             self._check_cancel()
-            raise _Stop(self._verdict(Status.COMPILE_ERROR, "link failed: " + _compiler_error(res)))
+            hint = ""
+            if "omp_" in res.stderr and self.mode != "openmp":
+                hint = " (the candidate uses OpenMP: verify it in openmp mode, the Parallelize action)"
+            raise _Stop(self._verdict(Status.COMPILE_ERROR, "link failed: " + _compiler_error(res) + hint))
         # Check.
         self.progress("checking the candidate")
         t1 = time.monotonic()
@@ -457,7 +460,8 @@ class FunctionVerifier:
         t2 = time.monotonic()
         reps = max(self.settings.repetitions, 3)
         res = self._run(
-            [str(exe), "time", hyp, repr(prepared.rtol), str(prepared.problem_size), str(reps), str(WARMUPS), "3"],
+            [str(exe), "time", hyp, repr(prepared.rtol), str(prepared.problem_size), str(reps), str(WARMUPS), "3",
+             str(self.settings.min_time_ms)],
             self._time_timeout(prepared.baseline_ms, reps), env=self._env(self.threads),
         )
         phases["time"] = time.monotonic() - t2
@@ -526,6 +530,8 @@ class FunctionVerifier:
 
     def _check_failure(self, res: RunResult, timeout: float, threads: int | None, *, timing: bool = False) -> Verdict:
         at = f" at {threads} threads" if threads else ""
+        if res.output_exceeded:
+            return self._verdict(Status.CRASH, "the candidate printed too much output and was stopped" + at)
         if res.timed_out:
             return self._verdict(Status.TIMEOUT, f"the candidate did not finish within {timeout:.0f} s{at} (the original takes {self._prepared.baseline_ms if self._prepared else 0:.1f} ms at the largest size)")
         err = res.stderr
@@ -552,7 +558,8 @@ class FunctionVerifier:
         return self.settings.cxx if self.language == "cpp" else self.settings.cc
 
     def _compile_cmd(self, sources: list[Path], out: Path, flags: list[str]) -> list[str]:
-        return [self._compiler(), *flags, "-fno-lto", "-w", "-c", *map(str, sources), "-o", str(out)]
+        # Every function starts on a 64-byte boundary, so identical code has identical layout in both units.
+        return [self._compiler(), *flags, "-fno-lto", "-falign-functions=64", "-w", "-c", *map(str, sources), "-o", str(out)]
 
     def _asan_cmd(self, sources: list[Path], out: Path, flags: list[str], link: list[str]) -> list[str]:
         keep = [f for f in flags if not f.startswith("-O")]
@@ -840,4 +847,13 @@ def _timing_detail(c: stats.Comparison, n: int, threads: int, threshold: float) 
         head = f"{1 / c.speedup:.2f}x slower" if c.speedup > 0 else "slower"
     else:
         head = f"no significant difference (needs the interval above {threshold:.2f}x and p < 0.01)"
-    return f"{head}: {c.baseline_ms:.3f} ms -> {c.candidate_ms:.3f} ms (median of {n} interleaved runs, {where}, 95% CI {c.ci95[0]:.2f}-{c.ci95[1]:.2f}x, p={c.p_value:.2g})"
+    return (f"{head}: {_ms(c.baseline_ms)} -> {_ms(c.candidate_ms)} (median of {n} interleaved runs, {where}, "
+            f"95% CI {c.ci95[0]:.2f}-{c.ci95[1]:.2f}x, p={c.p_value:.2g})")
+
+
+def _ms(value: float) -> str:
+    if value >= 1.0:
+        return f"{value:.2f} ms"
+    if value >= 0.001:
+        return f"{value * 1000:.2f} µs"
+    return f"{value * 1e6:.1f} ns"

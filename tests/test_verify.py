@@ -18,7 +18,8 @@ def _verifier(folder: str, function: str, mode: str = "serial", **settings: obje
     with FunctionVerifier(
         path.read_text(), "c", function, mode=mode, settings=Settings(**settings), source_path=path  # type: ignore[arg-type]
     ) as verifier:
-        assert verifier.prepare() is None
+        failure = verifier.prepare()
+        assert failure is None, failure.detail
         yield verifier
 
 

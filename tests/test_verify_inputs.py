@@ -23,7 +23,8 @@ def read(folder: str, name: str) -> str:
 def verifier_for(folder: str, file: str, function: str, language: str, **settings: object) -> Iterator[FunctionVerifier]:
     path = CASES / folder / file
     with FunctionVerifier(path.read_text(), language, function, settings=Settings(**settings), source_path=path) as v:  # type: ignore[arg-type]
-        assert v.prepare() is None
+        failure = v.prepare()
+        assert failure is None, failure.detail
         yield v
 
 
