@@ -79,8 +79,7 @@ def optimize(
         samples=samples, model=model, max_tokens=max_tokens, seed=seed, source="cli",
     )
     cancel = threading.Event()
-    err = click.get_text_stream("stderr")
-    interactive = err.isatty() and not as_json
+    interactive = sys.stderr.isatty() and not as_json
     finished: Finished | None = None
     try:
         finished = _run(run_optimize(request, settings, store=store, cancel=cancel), interactive, as_json)
