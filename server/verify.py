@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import re
 import shutil
 import tempfile
@@ -95,6 +96,7 @@ class FunctionVerifier:
         self._failure: Verdict | None = None
         self._counter = 0
         self._lock = threading.Lock()
+        self._token = secrets.token_hex(8)  # the driver signs its final lines with it
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -154,6 +156,10 @@ class FunctionVerifier:
         except Cancelled:
             self.close()
             raise
+        except Exception as exc:  # noqa: BLE001 - a bug here must reach the user as a reason, not a traceback
+            self._failure = self._verdict(Status.UNSUPPORTED, f"perfalign could not prepare this function: {type(exc).__name__}: {exc}")
+            self.close()
+            return self._failure
 
     def _check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -268,7 +274,7 @@ class FunctionVerifier:
             [str(self_exe), "check", hyp, repr(rtol), "1", *cases],
             self._check_timeout(baseline), env=self._env(1),
         )
-        if not res.ok:
+        if not self._checked(res):
             self._check_cancel()
             raise _Stop(self._verdict(
                 Status.UNSUPPORTED,
@@ -398,6 +404,10 @@ class FunctionVerifier:
             stop.verdict.phases = {k: round(v, 3) for k, v in phases.items()}
             stop.verdict.problem_size = stop.verdict.problem_size or prepared.problem_size
             return stop.verdict
+        except Cancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug here must reach the user as a reason, not a traceback
+            return self._verdict(Status.UNSUPPORTED, f"perfalign could not verify this candidate: {type(exc).__name__}: {exc}")
         finally:
             shutil.rmtree(cand_dir, ignore_errors=True)
 
@@ -446,7 +456,7 @@ class FunctionVerifier:
         results = self._parallel([argv for argv, _ in runs], timeout, envs=[self._env(t, checking=True) for _, t in runs])
         phases["check"] = time.monotonic() - t1
         for (argv, threads), res in zip(runs, results):
-            if not res.ok:
+            if not self._checked(res):
                 self._check_cancel()
                 raise _Stop(self._check_failure(res, timeout, threads if self.mode == "openmp" else None))
         if self.mode == "openmp":
@@ -468,6 +478,12 @@ class FunctionVerifier:
         pairs = [(float(a), float(b)) for a, b in re.findall(r"PF_T ([\d.eE+-]+) ([\d.eE+-]+)", res.stderr)]
         if not res.ok and len(pairs) < 3:
             self._check_cancel()
+            raise _Stop(self._check_failure(res, self._time_timeout(prepared.baseline_ms, reps), None, timing=True))
+        signed = re.search(rf"PF_TIMED {self._token} (\d+)", res.stderr)
+        if res.ok and (signed is None or int(signed.group(1)) != len(pairs)):
+            raise _Stop(self._verdict(Status.CRASH, "the candidate ended the program or wrote to the harness's output "
+                                      "while it was being timed"))
+        if len(pairs) < 3:
             raise _Stop(self._check_failure(res, self._time_timeout(prepared.baseline_ms, reps), None, timing=True))
         baseline = [a for a, _ in pairs]
         cand = [max(b, 1e-6) for _, b in pairs]
@@ -528,6 +544,10 @@ class FunctionVerifier:
             raise _Stop(self._verdict(Status.COMPILE_ERROR, f"the candidate changed the signature: {mismatch}; it must stay {info.signature}"))
         return cand
 
+    def _checked(self, res: RunResult) -> bool:
+        """A check run that went to its end (the driver's signed last line), not one the candidate cut short."""
+        return res.ok and f"PF_OK {self._token}" in res.stderr
+
     def _check_failure(self, res: RunResult, timeout: float, threads: int | None, *, timing: bool = False) -> Verdict:
         at = f" at {threads} threads" if threads else ""
         if res.output_exceeded:
@@ -550,6 +570,8 @@ class FunctionVerifier:
         m = re.search(r"PF_NOMEM (.*)", err)
         if m:
             return self._verdict(Status.CRASH, m.group(1))
+        if res.ok:
+            return self._verdict(Status.CRASH, "the candidate ended the program (exit) before the checks finished" + at)
         return self._verdict(Status.CRASH, "the candidate " + _run_failure(res) + at)
 
     # ------------------------------------------------------------------ processes
@@ -573,6 +595,7 @@ class FunctionVerifier:
         env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR"}}
         env.setdefault("PATH", "/usr/bin:/bin")
         env.update(OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close" if threads > 1 else "false", OMP_DYNAMIC="false")
+        env["PERFALIGN_RUN_MARK"] = self._token
         if checking:
             # Checks may run more threads than cores: idle threads sleep instead of spinning.
             env["OMP_WAIT_POLICY"] = "passive"

@@ -48,6 +48,7 @@ def centered() -> Iterator[FunctionVerifier]:
         ("crash_null.c", Status.CRASH, "null pointer"),
         ("loops_forever.c", Status.TIMEOUT, "did not finish within 4 s"),
         ("exhausts_memory.c", Status.CRASH, "allocation may have failed"),
+        ("exits_early.c", Status.CRASH, "ended the program"),
     ],
 )
 def test_each_bad_candidate_gets_its_status_and_one_line(prefix: FunctionVerifier, name: str, status: Status, words: str) -> None:
