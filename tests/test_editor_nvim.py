@@ -156,3 +156,134 @@ def test_neovim_says_how_to_fix_a_wrong_server_path(nvim: Path, tmp_path: Path) 
     assert out, proc.stderr
     assert out["ok"] is False and out["clients"] == 0
     assert str(missing) in out["messages"] and "Point it at" in out["messages"]
+
+
+# ---------------------------------------------------------------- the real TUI, for the docs
+
+DEFAULT_FG, DEFAULT_BG = "#e0e2ea", "#14161b"  # Neovim's default colour scheme (dark)
+BASIC = ["#07080d", "#ffc0b9", "#b3f6c0", "#fce094", "#a6dbff", "#ffcaff", "#8cf8f7", "#eef1f8"]
+
+
+def _xterm256(n: int) -> str:
+    if n < 8:
+        return BASIC[n]
+    if n < 16:
+        return BASIC[n - 8]
+    if n < 232:
+        n -= 16
+        steps = [0, 95, 135, 175, 215, 255]
+        return "#%02x%02x%02x" % (steps[n // 36], steps[(n // 6) % 6], steps[n % 6])
+    level = 8 + (n - 232) * 10
+    return "#%02x%02x%02x" % (level, level, level)
+
+
+def ansi_to_html(screen: str) -> str:
+    """A terminal capture (tmux capture-pane -e) as an HTML page: colours, bold, reverse."""
+    import html
+    import re
+
+    fg, bg, bold, reverse = None, None, False, False
+    out: list[str] = []
+    for part in re.split(r"(\x1b\[[0-9;:]*m)", screen):
+        if not part.startswith("\x1b["):
+            if part:
+                f, b = (bg or DEFAULT_BG, fg or DEFAULT_FG) if reverse else (fg or DEFAULT_FG, bg or DEFAULT_BG)
+                weight = "font-weight:bold;" if bold else ""
+                out.append(f'<span style="color:{f};background:{b};{weight}">{html.escape(part)}</span>')
+            continue
+        codes = [int(c) if c else 0 for c in part[2:-1].replace(":", ";").split(";")]
+        i = 0
+        while i < len(codes):
+            c = codes[i]
+            if c == 0:
+                fg, bg, bold, reverse = None, None, False, False
+            elif c == 1:
+                bold = True
+            elif c == 22:
+                bold = False
+            elif c == 7:
+                reverse = True
+            elif c == 27:
+                reverse = False
+            elif c in (38, 48) and i + 1 < len(codes):
+                if codes[i + 1] == 2 and i + 4 < len(codes):
+                    colour = "#%02x%02x%02x" % tuple(codes[i + 2 : i + 5])
+                    i += 4
+                elif codes[i + 1] == 5 and i + 2 < len(codes):
+                    colour = _xterm256(codes[i + 2])
+                    i += 2
+                else:
+                    colour = None
+                if c == 38:
+                    fg = colour
+                else:
+                    bg = colour
+            elif c == 39:
+                fg = None
+            elif c == 49:
+                bg = None
+            elif 30 <= c <= 37 or 90 <= c <= 97:
+                fg = BASIC[(c - 30) % 60 % 8]
+            elif 40 <= c <= 47 or 100 <= c <= 107:
+                bg = BASIC[(c - 40) % 60 % 8]
+            i += 1
+    return (
+        "<!doctype html><meta charset=utf-8><style>body{margin:0;background:" + DEFAULT_BG + "}"
+        "pre{margin:0;padding:6px;font:14px/18px 'DejaVu Sans Mono',monospace;color:" + DEFAULT_FG + "}</style>"
+        "<pre>" + "".join(out) + "</pre>"
+    )
+
+
+def _render_png(page: Path, png: Path, size: tuple[int, int], profile: Path) -> None:
+    subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+         "--hide-scrollbars", f"--window-size={size[0]},{size[1]}", f"--screenshot={png}", page.as_uri()],
+        check=True, capture_output=True, timeout=60,
+    )
+
+
+def test_neovim_in_a_real_terminal_shows_progress_diff_and_rewrite(nvim: Path, tmp_path: Path) -> None:
+    """The same flow in Neovim's TUI inside tmux; each screen is captured and drawn to PNG."""
+    t0 = time.monotonic()
+    setup = _fake_setup(tmp_path)
+    source, e2e = _workspace(tmp_path, setup, screenshots=True)
+    cols, rows = 100, 30
+    sock = tmp_path / "tmux.sock"
+    env = {**_env(tmp_path, e2e), "COLORTERM": "truecolor", "TERM": "xterm-256color"}
+    tmux = ["tmux", "-S", str(sock), "-f", "/dev/null"]
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-x", str(cols), "-y", str(rows), "-c", str(source.parent),
+         f"{nvim} --clean -c 'luafile {DRIVER}'"],
+        env=env, check=True, timeout=30,
+    )
+    screens: dict[str, str] = {}
+    try:
+        deadline = time.monotonic() + 240
+        while not (e2e / "result.json").exists() and time.monotonic() < deadline:
+            for request in sorted(e2e.glob("shot-*.request")):
+                name = request.name.removeprefix("shot-").removesuffix(".request")
+                screen = subprocess.run([*tmux, "capture-pane", "-p", "-e", "-t", "0"],
+                                        capture_output=True, text=True, check=True).stdout
+                screens[name] = screen
+                page = e2e / f"{name}.html"
+                page.write_text(ansi_to_html(screen))
+                _render_png(page, e2e / f"{name}.png", (cols * 9 - 30, rows * 18 + 12), tmp_path / "chromium")
+                request.unlink()
+            time.sleep(0.1)
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+    result = json.loads((e2e / "result.json").read_text())
+    assert result["ok"], f"{result.get('error')}\n{result.get('messages')}"
+    assert "optimizing row_sums" in screens["progress"]
+    assert "original" in screens["diff"] and "candidate" in screens["diff"]
+    assert "s += a[i * n + j];" in screens["applied"]
+    for name in ("progress", "diff", "applied"):
+        png = e2e / f"{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    if os.environ.get("PERFALIGN_SCREENSHOTS"):
+        img = REPO / "docs" / "img"
+        img.mkdir(parents=True, exist_ok=True)
+        for name in ("progress", "diff", "applied"):
+            shutil.copyfile(e2e / f"{name}.png", img / f"nvim-{name}.png")
+    print(f"\nNeovim in tmux: {time.monotonic() - t0:.1f} s")

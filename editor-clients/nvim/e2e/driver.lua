@@ -39,7 +39,7 @@ local function screenshot(name)
   if not spec.screenshots then
     return
   end
-  vim.cmd("redraw!")
+  vim.cmd.redraw()
   local request = ("%s/shot-%s.request"):format(dir, name)
   write(request, name)
   vim.wait(20000, function()
@@ -77,6 +77,8 @@ local function drive()
   vim.opt.rtp:prepend(spec.plugin)
   local perfalign = require("perfalign")
   assert(perfalign.setup(spec.setup), perfalign.state.problem)
+  vim.o.laststatus = 2
+  vim.o.statusline = "%f %m%=%{v:lua.require'perfalign'.status()}  %l,%c"
   vim.cmd.edit(vim.fn.fnameescape(spec.file))
   local bufnr = vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_cursor(0, { spec.line + 1, 0 })
@@ -91,6 +93,12 @@ local function drive()
 
   vim.cmd(spec.mode == "openmp" and "PerfalignParallelize" or "PerfalignOptimize")
   step("job started")
+  if spec.screenshots then
+    vim.wait(30000, function()
+      return #perfalign.state.progress >= 4 or #perfalign.state.finished > 0
+    end, 50)
+    screenshot("progress")
+  end
   wait("the job to finish", spec.timeoutS, function()
     return #perfalign.state.finished > 0
   end)

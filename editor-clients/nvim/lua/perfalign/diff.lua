@@ -23,10 +23,12 @@ function M.show(params)
   vim.cmd.tabnew()
   local left = scratch(("perfalign://%d/original/%s"):format(n, base), params.original, filetype)
   vim.api.nvim_win_set_buf(0, left)
+  vim.wo.winbar = "original"
   vim.cmd.diffthis()
   vim.cmd("rightbelow vsplit")
   local right = scratch(("perfalign://%d/candidate/%s"):format(n, base), params.candidate, filetype)
   vim.api.nvim_win_set_buf(0, right)
+  vim.wo.winbar = "candidate: " .. params.title:gsub("%%", "%%%%")
   vim.cmd.diffthis()
   vim.t.perfalign_diff_title = params.title
   vim.notify("perfalign: " .. params.title .. " (original left, candidate right; :tabclose to leave)", vim.log.levels.INFO)

@@ -255,11 +255,19 @@ local function on_progress(ev)
   local text = table.concat(vim.tbl_filter(function(s)
     return s ~= nil and s ~= ""
   end, { M.state.title, value.message, value.percentage and (value.percentage .. "%") or nil }), ": ")
+  M.state.running = value.kind ~= "end" and text or nil
+  vim.cmd.redrawstatus()
   if value.kind == "end" then
     vim.notify(text, vim.log.levels.INFO, { title = "perfalign" })
   else
     vim.api.nvim_echo({ { text .. "  (:PerfalignCancel to stop)" } }, false, {})
   end
+end
+
+--- For the statusline: the running job and its progress, or "" when idle.
+---   vim.o.statusline = "%f %m%=%{v:lua.require'perfalign'.status()} %l,%c"
+function M.status()
+  return M.state.running or ""
 end
 
 local function commands()
