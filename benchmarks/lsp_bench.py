@@ -114,6 +114,11 @@ class Client:
                 return int(line.split()[1]) / 1024
         return float("nan")
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) the server has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def peak_rss_mb(self) -> float:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
@@ -189,10 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     Client.configuration = settings
 
     # 1. Launch to initialize answer, several launches.
-    launches = []
+    launches, cpu = [], []
     for _ in range(args.launches):
         c = Client([perfalign, "serve"], env)
         launches.append(initialize(c, root))
+        cpu.append(c.cpu_s())
         c.close()
 
     # 2. One session: open, list actions, start a job, hammer codeAction while it runs.
@@ -203,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cpp" if source.suffix != ".c" else "c", "version": 1, "text": text}})
     line = next(i for i, l in enumerate(text.splitlines()) if args.function + "(" in l)
     action_params = {"textDocument": {"uri": uri}, "range": {"start": {"line": line + 1, "character": 0}, "end": {"line": line + 1, "character": 0}}, "context": {"diagnostics": []}}
+    time.sleep(1.0)  # as an editor would: the user opens a file, then moves the cursor
     idle = [client.request("textDocument/codeAction", action_params)[0] for _ in range(50)]
     rss_idle = client.rss_mb()
 
@@ -230,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
 
     ms = lambda xs, q: round(percentile(xs, q) * 1000, 2)  # noqa: E731
     results = {
-        "initialize_s": {"median": round(statistics.median(launches), 3), "max": round(max(launches), 3), "launches": len(launches)},
+        "initialize_s": {"median": round(statistics.median(launches), 3), "max": round(max(launches), 3), "launches": len(launches),
+                         "cpu_median": round(statistics.median(cpu), 3)},
+        "load_average": os.getloadavg()[0],
         "code_action_idle_ms": {"p50": ms(idle, 50), "p99": ms(idle, 99), "n": len(idle)},
         "code_action_during_job_ms": {"p50": ms(busy, 50), "p99": ms(busy, 99), "n": len(busy)},
         "rss_mb": {"after_initialize": round(rss_idle, 1), "after_model": round(rss_loaded, 1), "peak": round(rss_peak, 1)},
@@ -246,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
     else:
-        print(f"launch -> initialize answer   median {results['initialize_s']['median']} s, max {results['initialize_s']['max']} s ({len(launches)} launches)")
+        print(f"launch -> initialize answer   median {results['initialize_s']['median']} s, max {results['initialize_s']['max']} s "
+              f"({len(launches)} launches; {results['initialize_s']['cpu_median']} s of CPU; load average {results['load_average']:.1f})")
         print(f"codeAction, idle              p50 {results['code_action_idle_ms']['p50']} ms, p99 {results['code_action_idle_ms']['p99']} ms")
         print(f"codeAction, during the job    p50 {results['code_action_during_job_ms']['p50']} ms, p99 {results['code_action_during_job_ms']['p99']} ms (n={len(busy)})")
         print(f"RSS                           {results['rss_mb']['after_initialize']} MB after initialize, {results['rss_mb']['after_model']} MB with the model (peak {results['rss_mb']['peak']} MB)")

@@ -590,8 +590,20 @@ def initialize(ls: PerfalignServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 @guarded()
 async def initialized(ls: PerfalignServer, params: types.InitializedParams) -> None:
+    threading.Thread(target=_warm_up, name="perfalign-warm-up", daemon=True).start()
     ls.refresh_settings(announce=True)
     await pull_configuration(ls)
+
+
+def _warm_up() -> None:
+    """Load the parsers after answering initialize, so the first code-action request is as fast as the rest."""
+    try:
+        from perfalign.server import cparse
+
+        cparse.list_functions("int f(void) { return 0; }", "c")
+        cparse.list_functions("int f() { return 0; }", "cpp")
+    except Exception:
+        logger.warning("loading the C/C++ parsers failed", exc_info=True)
 
 
 async def pull_configuration(ls: PerfalignServer) -> None:
