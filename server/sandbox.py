@@ -24,13 +24,13 @@ from __future__ import annotations
 import logging
 import os
 import resource
-import secrets
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,8 +140,9 @@ def _is_root() -> bool:
     return os.geteuid() == 0
 
 
-def _new_sandbox_uid() -> int:
-    return SANDBOX_UID_BASE + secrets.randbelow(SANDBOX_UID_SPAN)
+def _sandbox_uid(cwd: Path) -> int:
+    """The throw-away uid for commands in ``cwd``: one per work directory, so repeated runs need no new hand-over."""
+    return SANDBOX_UID_BASE + zlib.crc32(str(cwd).encode("utf-8", errors="replace")) % SANDBOX_UID_SPAN
 
 
 def _bwrap_base(extra_hardening: bool) -> list[str]:
@@ -332,11 +333,14 @@ def _owned_by(pid: int, uid: int) -> bool:
 
 def _hand_over(cwd: Path, uid: int) -> None:
     """Give the work directory to the throw-away uid (perfalign stays root and keeps access)."""
-    os.chown(cwd, uid, uid)
+    if os.lstat(cwd).st_uid != uid:
+        os.chown(cwd, uid, uid)
     for root, dirs, files in os.walk(cwd):
         for name in dirs + files:
+            path = os.path.join(root, name)
             try:
-                os.lchown(os.path.join(root, name), uid, uid)
+                if os.lstat(path).st_uid != uid:
+                    os.lchown(path, uid, uid)
             except OSError:
                 pass
 
@@ -490,7 +494,7 @@ def _run(
     uid: int | None = None
     nproc: int | None
     if _is_root():
-        uid = _new_sandbox_uid()
+        uid = _sandbox_uid(cwd)
         nproc = limits.processes
         try:
             _hand_over(cwd, uid)

@@ -323,6 +323,11 @@ def test_works_for_an_ordinary_user(workdir: Path) -> None:
         built = sandbox.run(["gcc", "-fopenmp", "ok.c", "-o", "ok"], cwd=work)
         ran = sandbox.run(["./ok"], cwd=work)
         print("ran", ran.ok, ran.stdout.strip(), ran.sandboxed)
+        (work / "oob.c").write_text("#include <stdlib.h>\nint main(void){int *p=malloc(8);p[2]=1;free(p);return 0;}\n")
+        unlimited = sandbox.Limits(memory_bytes=0)
+        sandbox.run(["gcc", "-g", "-fsanitize=address", "oob.c", "-o", "oob"], cwd=work, limits=unlimited)
+        asan = sandbox.run(["./oob"], cwd=work, limits=unlimited)
+        print("asan", "heap-buffer-overflow" in asan.stderr)
         sandbox.run(["gcc", "fork_bomb.c", "-o", "fork_bomb_user"], cwd=work)
         bomb = sandbox.run(["./fork_bomb_user"], cwd=work, limits=sandbox.Limits(wall_s=2, processes=64))
         print("bomb", bomb.timed_out)
@@ -339,6 +344,7 @@ def test_works_for_an_ordinary_user(workdir: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("available True"), result.stdout
     assert "ran True hello True" in lines
+    assert "asan True" in lines
     assert "bomb True" in lines
     assert leftover_processes("fork_bomb_user") == []
 
