@@ -323,7 +323,7 @@ def test_works_for_an_ordinary_user(workdir: Path) -> None:
         built = sandbox.run(["gcc", "-fopenmp", "ok.c", "-o", "ok"], cwd=work)
         ran = sandbox.run(["./ok"], cwd=work)
         print("ran", ran.ok, ran.stdout.strip(), ran.sandboxed)
-        (work / "oob.c").write_text("#include <stdlib.h>\nint main(void){int *p=malloc(8);p[2]=1;free(p);return 0;}\n")
+        (work / "oob.c").write_text("#include <stdlib.h>\\nint main(void){int *p=malloc(8);p[2]=1;free(p);return 0;}\\n")
         unlimited = sandbox.Limits(memory_bytes=0)
         sandbox.run(["gcc", "-g", "-fsanitize=address", "oob.c", "-o", "oob"], cwd=work, limits=unlimited)
         asan = sandbox.run(["./oob"], cwd=work, limits=unlimited)
