@@ -287,3 +287,27 @@ def test_neovim_in_a_real_terminal_shows_progress_diff_and_rewrite(nvim: Path, t
         for name in ("progress", "diff", "applied"):
             shutil.copyfile(e2e / f"{name}.png", img / f"nvim-{name}.png")
     print(f"\nNeovim in tmux: {time.monotonic() - t0:.1f} s")
+
+
+def test_neovim_restarts_a_crashing_server_a_bounded_number_of_times(nvim: Path, tmp_path: Path) -> None:
+    crashing = tmp_path / "crashing-perfalign"
+    crashing.write_text("#!/bin/sh\necho 'perfalign: simulated crash' >&2\nexit 3\n")
+    crashing.chmod(0o755)
+    (tmp_path / "twice.c").write_text(TINY_C)
+    lua = (
+        f"vim.opt.rtp:prepend({json.dumps(str(PLUGIN))}); "
+        f"require('perfalign').setup{{ serverPath = {json.dumps(str(crashing))} }}; "
+        "vim.cmd.edit('twice.c'); "
+        "vim.wait(15000, function() return vim.api.nvim_exec2('messages', { output = true }).output:find('will not be restarted') ~= nil end); "
+        "vim.wait(1000); "
+        "io.stdout:write(vim.json.encode({ messages = vim.api.nvim_exec2('messages', { output = true }).output })); vim.cmd('qa!')"
+    )
+    proc = subprocess.run(
+        [str(nvim), "--headless", "--clean", "-c", f"lua {lua}"],
+        cwd=tmp_path, env=_env(tmp_path, tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    messages = json.loads(proc.stdout.strip().splitlines()[-1])["messages"]
+    for n in (1, 2, 3):
+        assert f"restarting it ({n} of 3)" in messages, messages
+    assert "(4 of 3)" not in messages
+    assert "will not be restarted again" in messages and ":PerfalignRestart" in messages

@@ -290,3 +290,22 @@ def test_vscode_restarts_a_crashing_server_a_bounded_number_of_times(code_server
     # Only perfalign's own explanations: no raw client errors.
     assert all("perfalign" in t for t in toasts), toasts
     print(f"\nVS Code crashing server: {time.monotonic() - t0:.1f} s")
+
+
+def test_extension_type_checks_lints_and_packages_only_what_it_runs(built: Built) -> None:
+    """tsc --strict and eslint pass; the .vsix holds the bundle and its manifest, nothing else."""
+    import zipfile
+
+    _run(["npm", "run", "check"], VSCODE, 300)
+    names = set(zipfile.ZipFile(built.vsix).namelist())
+    shipped = {n for n in names if n.startswith("extension/")}
+    assert shipped == {"extension/package.json", "extension/readme.md", "extension/LICENSE.txt", "extension/out/extension.js"}, shipped
+    manifest = json.loads((VSCODE / "package.json").read_text())
+    contributed = manifest["contributes"]["configuration"]["properties"]
+    # Every setting the server reads is contributed, with a description.
+    for key in ("model", "backend", "endpoint", "samples", "threads", "cc", "cxx", "cflags", "threshold",
+                "compileTimeoutS", "runTimeoutS", "dbPath", "sandbox"):
+        assert contributed[f"perfalign.{key}"]["markdownDescription"], key
+    titles = {c["title"] for c in manifest["contributes"]["commands"]}
+    assert titles == {"Optimize function", "Parallelize with OpenMP", "Show last suggestions", "Open preference report", "Restart server"}
+    assert built.vsix.stat().st_size < 500_000
