@@ -556,10 +556,7 @@ async def test_cancel_stops_the_job_and_leaves_no_process(tmp_path: Path) -> Non
         pid = (await ed.run("perfalign.report"))["pid"]
         answer = await start_job(ed, uri, start_line(text))
         token = f"perfalign/{answer['job']}"
-        deadline = asyncio.get_running_loop().time() + 180
-        while not descendants(pid) and asyncio.get_running_loop().time() < deadline and not ed.finished:
-            await asyncio.sleep(0.05)
-        assert descendants(pid), f"the job never started a compiler or benchmark: {ed.finished}"
+        await wait_for_processes(ed, pid)
         # While it runs, the action on that function is to cancel it; a second request joins it.
         titles = [a.title for a in await ed.actions(uri, start_line(text))]
         assert "Cancel optimizing sum_squares" in titles and "Optimize this function" not in titles
@@ -578,6 +575,50 @@ async def test_cancel_stops_the_job_and_leaves_no_process(tmp_path: Path) -> Non
         assert descendants(pid) == []
         # The function is offered again.
         assert "Optimize this function" in [a.title for a in await ed.actions(uri, start_line(text))]
+
+
+async def wait_for_processes(ed: Editor, pid: int) -> list[int]:
+    deadline = asyncio.get_running_loop().time() + 180
+    ended = len(ed.finished)
+    while not (found := descendants(pid)) and asyncio.get_running_loop().time() < deadline and len(ed.finished) == ended:
+        await asyncio.sleep(0.05)
+    assert found, f"the job never started a compiler or benchmark: {ed.finished}"
+    return found
+
+
+def alive(pids: list[int]) -> list[int]:
+    out = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.append(pid)
+    return out
+
+
+async def test_closing_the_document_and_shutting_down_cancel_jobs(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST], minTimeMs=2000, repetitions=21)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        pid = (await ed.run("perfalign.report"))["pid"]
+        await start_job(ed, uri, start_line(text))
+        await wait_for_processes(ed, pid)
+        ed.close(uri)
+        assert (await ed.wait_finished(1, timeout=30))["status"] == "cancelled"
+        for _ in range(100):
+            if not descendants(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert descendants(pid) == []
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text))
+        running = await wait_for_processes(ed, pid)
+        # Leaving the block shuts the server down while the job runs.
+    assert ed.client._server is not None and ed.client._server.returncode is not None
+    assert alive(running) == []
 
 
 def descendants(pid: int) -> list[int]:
