@@ -14,6 +14,7 @@ from perfalign.server.verdict import TIMED, Status
 from perfalign.server.verify import FunctionVerifier, verify_source
 
 CASES = Path(__file__).parent / "cases"
+QUICK = Settings(min_time_ms=5.0)  # for tests that look at correctness, not at speedups
 
 
 def read(folder: str, name: str) -> str:
@@ -30,7 +31,7 @@ def verifier_for(folder: str, file: str, function: str, language: str, **setting
 
 @pytest.fixture(scope="module")
 def prefix() -> Iterator[FunctionVerifier]:
-    yield from verifier_for("prefix", "original.c", "prefix_sums", "c", run_timeout_s=4.0)
+    yield from verifier_for("prefix", "original.c", "prefix_sums", "c", run_timeout_s=4.0, min_time_ms=5.0)
 
 
 @pytest.fixture(scope="module")
@@ -60,27 +61,27 @@ def test_each_bad_candidate_gets_its_status_and_one_line(prefix: FunctionVerifie
 
 def test_a_file_that_does_not_parse_is_unsupported() -> None:
     source = read("bad", "syntax_error.c")
-    verdict = verify_source(source, "c", "broken", source, settings=Settings())
+    verdict = verify_source(source, "c", "broken", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "syntax error at line 2" in verdict.detail
 
 
 def test_a_missing_function_names_the_ones_there() -> None:
-    verdict = verify_source(read("prefix", "original.c"), "c", "nope", "", settings=Settings())
+    verdict = verify_source(read("prefix", "original.c"), "c", "nope", "", settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "no function named 'nope'" in verdict.detail and "prefix_sums" in verdict.detail
 
 
 def test_pointer_to_pointer_parameters_are_unsupported_with_the_fix() -> None:
     source = read("bad", "pointer_pairs.c")
-    verdict = verify_source(source, "c", "first", source, settings=Settings())
+    verdict = verify_source(source, "c", "first", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "flat array" in verdict.detail
 
 
 def test_sizes_that_cannot_be_inferred_say_how_to_state_them() -> None:
     source = read("bad", "pointer_pairs.c")
-    verdict = verify_source(source, "c", "magnitudes", source, settings=Settings())
+    verdict = verify_source(source, "c", "magnitudes", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "/* perfalign: size(z)=" in verdict.detail
     assert '[functions."magnitudes"]' in verdict.detail
@@ -88,7 +89,7 @@ def test_sizes_that_cannot_be_inferred_say_how_to_state_them() -> None:
 
 def test_a_stated_size_makes_the_function_verifiable() -> None:
     source = read("bad", "pointer_pairs.c")
-    verdict = verify_source(source, "c", "magnitudes_annotated", source.replace("magnitudes_annotated(", "magnitudes_annotated(", 1), settings=Settings())
+    verdict = verify_source(source, "c", "magnitudes_annotated", source.replace("magnitudes_annotated(", "magnitudes_annotated(", 1), settings=QUICK)
     assert verdict.status in TIMED, verdict.detail
 
 
@@ -102,20 +103,20 @@ void magnitudes(const double *z, double *out, int n) {
         out[i] = z[2 * i] * z[2 * i] + z[2 * i + 1] * z[2 * i + 1];
 }
 """
-    verdict = verify_source(source, "c", "magnitudes", candidate, settings=Settings(), source_path=tmp_path / "pairs.c")
+    verdict = verify_source(source, "c", "magnitudes", candidate, settings=QUICK, source_path=tmp_path / "pairs.c")
     assert verdict.status in TIMED, verdict.detail
 
 
 def test_a_stated_size_that_is_too_small_is_reported() -> None:
     source = read("bad", "pointer_pairs.c").replace("size(z)=2*n*n", "size(z)=n*n")
-    verdict = verify_source(source, "c", "magnitudes_annotated", source, settings=Settings())
+    verdict = verify_source(source, "c", "magnitudes_annotated", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "beyond the stated size(z)=n*n" in verdict.detail
 
 
 def test_sizes_read_through_a_moving_pointer_are_found_by_probing() -> None:
     source = read("sized", "original.c")
-    verdict = verify_source(source, "c", "row_sums", source, settings=Settings())
+    verdict = verify_source(source, "c", "row_sums", source, settings=QUICK)
     assert verdict.status in TIMED, verdict.detail
 
 
@@ -139,7 +140,7 @@ def test_cpp_whole_file_as_candidate_is_accepted(centered: FunctionVerifier) -> 
 
 def test_cpp_template_is_instantiated_for_double() -> None:
     path = CASES / "cpp" / "original.cpp"
-    with FunctionVerifier(path.read_text(), "cpp", "max_abs", settings=Settings(), source_path=path) as v:
+    with FunctionVerifier(path.read_text(), "cpp", "max_abs", settings=QUICK, source_path=path) as v:
         assert v.prepare() is None
         assert v.verify(read("cpp", "max_abs_wrong.cpp")).status is Status.INCORRECT
         assert v.verify(read("cpp", "max_abs_good.cpp")).status in TIMED
@@ -147,7 +148,7 @@ def test_cpp_template_is_instantiated_for_double() -> None:
 
 def test_c_function_calling_a_helper_in_the_same_file() -> None:
     path = CASES / "helper" / "original.c"
-    with FunctionVerifier(path.read_text(), "c", "eval_all", settings=Settings(), source_path=path) as v:
+    with FunctionVerifier(path.read_text(), "c", "eval_all", settings=QUICK, source_path=path) as v:
         assert v.prepare() is None
         assert v.verify(read("helper", "good_horner.c")).status is Status.FASTER
         assert v.verify(read("helper", "good_calls_helper.c")).status in TIMED
@@ -164,7 +165,7 @@ def test_cancel_stops_the_work_and_removes_temp_files(monkeypatch: pytest.Monkey
     try:
         cancel = threading.Event()
         path = CASES / "prefix" / "original.c"
-        verifier = FunctionVerifier(path.read_text(), "c", "prefix_sums", settings=Settings(), cancel=cancel,
+        verifier = FunctionVerifier(path.read_text(), "c", "prefix_sums", settings=QUICK, cancel=cancel,
                                     progress=lambda message: cancel.set() if "problem size" in message else None)
         with pytest.raises(Cancelled):
             verifier.prepare()
@@ -172,3 +173,33 @@ def test_cancel_stops_the_work_and_removes_temp_files(monkeypatch: pytest.Monkey
         assert list(private.iterdir()) == []
     finally:
         shutil.rmtree(private, ignore_errors=True)
+
+
+def test_compile_commands_json_supplies_the_flags(tmp_path: Path) -> None:
+    import json
+
+    src = tmp_path / "k.c"
+    src.write_text("double scaled(const double *a, int n) {\n    double s = 0;\n"
+                   "    for (int i = 0; i < n; i++)\n        s += a[i] * SCALE;\n    return s;\n}\n")
+    (tmp_path / "compile_commands.json").write_text(
+        json.dumps([{"directory": str(tmp_path), "command": f"cc -DSCALE=3.0 -O2 -c {src}", "file": str(src)}])
+    )
+    text = src.read_text()
+    with_db = verify_source(text, "c", "scaled", text, settings=QUICK, source_path=src)
+    assert with_db.status in TIMED, with_db.detail
+    without = verify_source(text, "c", "scaled", text, settings=QUICK)
+    assert without.status is Status.UNSUPPORTED and "SCALE" in without.detail
+
+
+def test_strings_integers_and_typedefs() -> None:
+    path = CASES / "kinds" / "original.c"
+    text = path.read_text()
+    with FunctionVerifier(text, "c", "count_vowels", settings=QUICK, source_path=path) as v:
+        assert v.prepare() is None
+        assert v.verify(read("kinds", "count_vowels_wrong.c")).status is Status.INCORRECT
+        assert v.verify(read("kinds", "count_vowels_good.c")).status in TIMED
+    histogram_off = text.replace("bins[v]++;", "bins[v] += (i % 1000 != 999);")
+    assert verify_source(text, "c", "histogram", histogram_off, settings=QUICK).status is Status.INCORRECT
+    saxpy_float = "void saxpy(real_t *y, const real_t *x, real_t alpha, unsigned n) {\n" \
+                  "    for (unsigned i = 0; i < n; i++) y[i] += alpha * x[i];\n}\n"
+    assert verify_source(text, "c", "saxpy", saxpy_float, settings=QUICK).status in TIMED
