@@ -275,9 +275,9 @@ def run_optimize(
                 job_cancel.set()
                 outcome, summary = "cancelled", "cancelled"
                 break
-            if generation_done and (prepared or prepare_failure) and not waiting and samples_seen >= n:
-                break
-            if generation_done and generation_error and not waiting:
+            # Every sample is queued before "generated", so once it is seen and nothing
+            # waits for a verdict, the job is complete.
+            if generation_done and not waiting:
                 break
             if prepare_failure is not None and (generation_done or not waiting):
                 break
