@@ -729,3 +729,40 @@ async def test_the_default_model_suggests_through_the_server(tmp_path: Path) -> 
         if done["status"] == "verified":
             apply = (await ed.actions(uri, start_line(text)))[0]
             assert apply.title.startswith("Apply verified rewrite") and apply.edit is not None
+
+
+# A rewrite that calls the OpenMP runtime, so it needs <omp.h>, which kernels.c lacks.
+# (It runs no parallel region: its timing does not depend on how busy the machine is.)
+NEEDS_OMP_H = """#include <omp.h>
+
+double sum_squares(const double *x, int n) {
+    double s = 0.0;
+    const int chunks = omp_get_max_threads() > 0 ? 1 : 1;
+    for (int c = 0; c < chunks; c++) {
+        for (int i = 0; i < n; i++) {
+            s += x[i] * x[i];
+        }
+    }
+    return s * kRepeat;
+}"""
+
+
+async def test_parallelize_offers_an_openmp_rewrite_with_the_header_it_needs(tmp_path: Path) -> None:
+    async with editor(tmp_path, fake_settings(tmp_path, [NEEDS_OMP_H], **QUICK)) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text), title="Parallelize with OpenMP")
+        done = await ed.wait_finished()
+        assert done["status"] == "verified" and done["mode"] == "openmp", done["summary"]
+        actions = await ed.actions(uri, start_line(text), only=["refactor.rewrite.parallelize.openmp"])
+        apply = actions[0]
+        assert apply.title.startswith("Apply verified rewrite: ") and apply.kind == "refactor.rewrite.parallelize.openmp"
+        assert await ed.actions(uri, start_line(text), only=["refactor.rewrite.optimize"]) == [
+            a for a in await ed.actions(uri, start_line(text)) if a.title == "Optimize this function"
+        ]
+        assert apply.edit is not None
+        ed.apply(apply.edit)
+        begin, end = function_span(text)
+        function = NEEDS_OMP_H.split("\n\n", 1)[1]
+        expected = text[:begin] + function + text[end:]
+        assert ed.texts[uri] == expected.replace("#include <stddef.h>\n", "#include <stddef.h>\n#include <omp.h>\n", 1)
