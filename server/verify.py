@@ -96,6 +96,7 @@ class FunctionVerifier:
         self._failure: Verdict | None = None
         self._counter = 0
         self._lock = threading.Lock()
+        self._project_path = False  # perfalign.toml's project commands verify this function
         self._token = secrets.token_hex(8)  # the driver signs its final lines with it
 
     # ------------------------------------------------------------------ lifecycle
@@ -139,7 +140,29 @@ class FunctionVerifier:
     # ------------------------------------------------------------------ prepare
 
     def prepare(self) -> Verdict | None:
-        """Build the original, confirm sizes, pick the problem size. None when ready, else why not."""
+        """Build the original, confirm sizes, pick the problem size. None when ready, else why not.
+
+        With a ``[project]`` table in ``perfalign.toml``, the project's own build,
+        test and bench commands verify the candidates instead when the table
+        names the function or the harness cannot drive it.
+        """
+        if self._prepared is not None or self._project_path:
+            return None
+        route = _project_route(self.source_path, self._name())
+        if route == "project":
+            self._project_path = True
+            return None
+        failure = self._prepare_harness()
+        if failure is not None and failure.status is Status.UNSUPPORTED and route == "fallback":
+            self._failure = None
+            self._project_path = True
+            return None
+        return failure
+
+    def _name(self) -> str:
+        return self.function if isinstance(self.function, str) else self.function.name
+
+    def _prepare_harness(self) -> Verdict | None:
         if self._prepared is not None:
             return None
         if self._failure is not None:
@@ -394,6 +417,9 @@ class FunctionVerifier:
         failure = self.prepare()
         if failure is not None:
             return failure
+        if self._project_path:
+            return _verify_with_project(self.source_path, self._name(), candidate_code, self.mode, self.settings,
+                                        self.cancel, self.progress)
         prepared = self._prepared
         assert prepared is not None
         phases = {"compile": 0.0, "check": 0.0, "time": 0.0}
@@ -658,17 +684,11 @@ def verify_source(
     test and bench commands verify the candidate when the config asks for it
     or the harness cannot drive the function.
     """
-    name = function if isinstance(function, str) else function.name
-    route = _project_route(source_path, name)
-    if route == "project":
-        return _verify_with_project(source_path, name, candidate_code, mode, settings, cancel, progress)
     with FunctionVerifier(
         source_text, language, function, mode=mode, settings=settings, source_path=source_path, cancel=cancel, progress=progress
     ) as verifier:
         failure = verifier.prepare()
         if failure is not None:
-            if route == "fallback" and failure.status is Status.UNSUPPORTED:
-                return _verify_with_project(source_path, name, candidate_code, mode, settings, cancel, progress)
             return failure
         return verifier.verify(candidate_code)
 
