@@ -160,3 +160,15 @@ def test_verify_source_without_a_project_keeps_the_harness(tmp_path: Path) -> No
     verdict = verify_source(source.read_text(), "c", "bump", "void bump(void) { counter += 1; }",
                             settings=Settings(), source_path=source)
     assert verdict.path == "harness"
+
+
+def test_function_verifier_serves_several_candidates_through_the_project(project: Path) -> None:
+    from perfalign.server.verify import FunctionVerifier
+
+    source = project / "grid.c"
+    with FunctionVerifier(source.read_text(), "c", "column_sums", settings=Settings(), source_path=source) as verifier:
+        assert verifier.prepare() is None
+        wrong = verifier.verify(ROW_ORDER.replace("sums[j] = 0.0;", "sums[j] = 1.0;"))
+        unsafe = verifier.verify('void column_sums(void) { remove("grid.c"); }')
+    assert (wrong.path, wrong.status) == ("project", Status.INCORRECT)
+    assert (unsafe.path, unsafe.status) == ("project", Status.REJECTED_UNSAFE)
