@@ -67,10 +67,11 @@ class HarnessPlan:
     language: str
     params: list[ParamPlan]
     return_type: str  # with template parameters replaced; "void" when none
-    return_kind: int  # 0 void, 1 integer, 2 floating point
+    return_kind: int  # 0 void, 1 integer, 2 floating point, 3 typedef (decided when compiled), 4 std::vector
     template_args: list[str]
     tolerance: float | None
     min_lengths: dict[str, int]
+    return_element: str = ""  # element type of a returned std::vector
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -122,8 +123,14 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             if pname not in names:
                 raise HarnessError(f"the perfalign annotation {key}({pname}) names no parameter of {info.name}")
     ret = _subst(info.return_type, template_map) or "void"
-    if "*" in ret or "&" in ret:
-        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number or nothing")
+    ret_vec = cparse._VECTOR.match(cparse._strip_quals(ret))
+    ret_elem = ""
+    if ret_vec and _is_number(cparse._strip_quals(ret_vec.group(1)), template_map):
+        ret_elem = cparse._strip_quals(ret_vec.group(1))
+    if ret_elem:
+        ret_kind = 4
+    elif "*" in ret or "&" in ret:
+        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
     if ret in {"void"} or ret.endswith(" void"):
         ret_kind = 0
     elif cparse.is_float_type(ret) or ret in template_map.values() and cparse.is_float_type(ret):
@@ -132,8 +139,8 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         ret_kind = 1
     elif re.fullmatch(r"(const\s+)?[A-Za-z_]\w*", ret) and not ret[0].isupper():
         ret_kind = 3  # a typedef: decided when compiled
-    else:
-        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number or nothing")
+    elif not ret_elem:
+        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
     plans: list[ParamPlan] = []
     for index, p in enumerate(info.params):
         ctype = _subst(p.element_type, template_map)
@@ -179,10 +186,16 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         params=plans,
         return_type=ret,
         return_kind=ret_kind,
+        return_element=ret_elem,
         template_args=[template_map[t] for t in info.template_params],
         tolerance=float(tolerance) if tolerance is not None else None,
         min_lengths=min_lengths,
     )
+
+
+def _is_number(elem: str, template_map: dict[str, str]) -> bool:
+    elem = template_map.get(elem, elem)
+    return cparse.is_float_type(elem) or cparse.is_integer_type(elem)
 
 
 def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
@@ -331,7 +344,8 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
         symbolic = [c for c in corners if _IDENT.search(c)]
         expr = _max_expr([_plus_one(c) for c in dict.fromkeys(symbolic or corners)])
         out.append(expr + extra)
-    if plan.kind in {KIND_VEC_IN, KIND_VEC_OUT} and not lengths:
+    if plan.kind in {KIND_VEC_IN, KIND_VEC_OUT}:
+        # A vector carries its own size: try it independent of the lengths first.
         out.append(PROBLEM_SIZE)
     # Generic guesses: each length (the next one after the array first), then products.
     ordered = sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))
@@ -590,7 +604,12 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
             args.append(v)
     call = f"{_callee(plan)}({', '.join(args)})"
     ret_decl = ""
-    if plan.return_kind:
+    if plan.return_kind == 4:
+        ret_decl = f"static std::vector<{plan.return_element} > perfalign_{side}_ret;"
+        call_stmt = f"perfalign_{side}_ret = {call};"
+        ret_get = "*is_float = 0; return 0.0;"
+        views.append(f"case -1: *data = (void *)perfalign_{side}_ret.data(); *count = perfalign_{side}_ret.size(); return;")
+    elif plan.return_kind:
         ret_decl = f"static {plan.return_type} perfalign_{side}_ret;"
         call_stmt = f"perfalign_{side}_ret = {call};"
         ret_get = f"*is_float = perfalign_isfloat_{side}(({plan.return_type})0.5); return (double)perfalign_{side}_ret;"
@@ -683,8 +702,16 @@ def _type_glue(plan: HarnessPlan) -> str:
                 lo, hi = pp.range
                 int_values.append(f"case {i}: {{ long long lo = (long long)({lo}), hi = (long long)({hi}); return lo + (long long)(perfalign_next(rng) % (unsigned long long)(hi - lo + 1)); }}")
                 real_values.append(f"case {i}: return (double)({lo}) + ((double)({hi}) - (double)({lo})) * perfalign_unit(rng);")
+    ret_cmp = []
+    if plan.return_element:
+        t = plan.return_element
+        ret_cmp.append(
+            f"case -1: {{ const {t} *x = (const {t} *)a; const {t} *y = (const {t} *)b; "
+            f"return perfalign_cmp_values(count, (({t})0.5) != 0, rtol, x, y, sizeof({t}), perfalign_get_{_slug(t)}); }}"
+        )
     getters = []
-    for t in dict.fromkeys(pp.ctype for pp in plan.params if pp.kind != KIND_VALUE):
+    element_types = [pp.ctype for pp in plan.params if pp.kind != KIND_VALUE] + ([plan.return_element] if plan.return_element else [])
+    for t in dict.fromkeys(element_types):
         getters.append(f"static double perfalign_get_{_slug(t)}(const void *p, size_t j) {{ return (double)((const {t} *)p)[j]; }}")
     return "\n".join([
         "static long long perfalign_max(long long a, long long b) { return a > b ? a : b; }",
@@ -727,11 +754,12 @@ def _type_glue(plan: HarnessPlan) -> str:
         f"    switch (i) {{ {' '.join(fill_cases)} default: break; }}",
         "}",
         f"{ext}long long perfalign_compare(int i, const void *a, const void *b, size_t count, double rtol) {{",
-        f"    switch (i) {{ {' '.join(cmp_cases)} default: return -1; }}",
+        f"    switch (i) {{ {' '.join(cmp_cases + ret_cmp)} default: return -1; }}",
         "}",
         f"{ext}double perfalign_value_at(int i, const void *p, size_t j) {{",
         "    switch (i) { "
         + " ".join(f"case {pp.index}: return perfalign_get_{_slug(pp.ctype)}(p, j);" for pp in plan.params if pp.kind != KIND_VALUE)
+        + (f" case -1: return perfalign_get_{_slug(plan.return_element)}(p, j);" if plan.return_element else "")
         + " default: return 0; }",
         "}",
         f"{ext}long long perfalign_int_value(int i, const long long *lens, unsigned long long *rng) {{",

@@ -306,7 +306,25 @@ static int compare_all(unsigned long long seed, int rep) {
             }
         }
     }
-    if (perfalign_ret_kind) {
+    if (perfalign_ret_kind == 4) {  /* a returned std::vector */
+        void *d_o, *d_c;
+        size_t c_o, c_c;
+        long long bad;
+        perfalign_view_o(-1, &d_o, &c_o);
+        perfalign_view_c(-1, &d_c, &c_c);
+        if (c_o != c_c) {
+            fprintf(stderr, "PF_MISMATCH the returned vector has %zu elements, the original's %zu (%s, seed %llu)\n",
+                    c_c, c_o, where, seed);
+            return 0;
+        }
+        bad = perfalign_compare(-1, d_o, d_c, c_o, rtol);
+        if (bad >= 0) {
+            fprintf(stderr, "PF_MISMATCH element %lld of the returned vector is %.17g, the original gives %.17g (%s, seed %llu%s)\n",
+                    bad, perfalign_value_at(-1, d_c, (size_t)bad), perfalign_value_at(-1, d_o, (size_t)bad),
+                    where, seed, rep ? ", on a repeated run" : "");
+            return 0;
+        }
+    } else if (perfalign_ret_kind) {
         double ro = perfalign_ret_o(&isf_o), rc = perfalign_ret_c(&isf_c);
         int same;
         if (isf_o) {

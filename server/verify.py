@@ -367,9 +367,13 @@ class FunctionVerifier:
 
     def _distinct_cases(self, plan: HarnessPlan, seed: int) -> list[str]:
         lengths = plan.lengths
-        if len(lengths) < 2:
-            return []
         out = []
+        if lengths and any(harness.PROBLEM_SIZE in h for pp in plan.arrays for h in pp.hypotheses):
+            # Arrays sized by the problem size, lengths much smaller (and the other way round).
+            for small, big in ((1, 7), (2, 31), (3, 100), (5, 64), (9, 4)):
+                out.append(self._case(plan, big, seed, {pp.index: small for pp in lengths}))
+        if len(lengths) < 2:
+            return out
         for base in ([2, 3, 5, 7, 11], [6, 1, 4, 9, 3]):
             vals = base[: len(lengths)]
             for shift in range(len(vals)):

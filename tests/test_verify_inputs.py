@@ -203,3 +203,12 @@ def test_strings_integers_and_typedefs() -> None:
     saxpy_float = "void saxpy(real_t *y, const real_t *x, real_t alpha, unsigned n) {\n" \
                   "    for (unsigned i = 0; i < n; i++) y[i] += alpha * x[i];\n}\n"
     assert verify_source(text, "c", "saxpy", saxpy_float, settings=QUICK).status in TIMED
+
+
+def test_cpp_returned_vector_is_compared_with_lengths_independent_of_its_size() -> None:
+    path = CASES / "cpp" / "returns_vector.cpp"
+    with FunctionVerifier(path.read_text(), "cpp", "moving_average", settings=QUICK, source_path=path) as v:
+        assert v.prepare() is None
+        wrong = v.verify(read("cpp", "returns_vector_wrong.cpp"))
+        assert wrong.status is Status.INCORRECT and "returned vector" in wrong.detail
+        assert v.verify(read("cpp", "returns_vector_good.cpp")).status in TIMED
