@@ -21,6 +21,7 @@ one-line warning saying what is missing and how to get it.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import resource
@@ -138,6 +139,18 @@ def configure_from(settings: object) -> None:
 
 def _is_root() -> bool:
     return os.geteuid() == 0
+
+
+@functools.lru_cache(maxsize=1)
+def _can_drop_root() -> bool:
+    """True when this root process may start children as another uid (containers may forbid it)."""
+    uid = SANDBOX_UID_BASE
+    try:
+        done = subprocess.run(["/bin/true"], user=uid, group=uid, extra_groups=[], cwd="/", timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        log.warning("perfalign: cannot start commands as an unprivileged uid; the process limit does not hold for root")
+        return False
+    return done.returncode == 0
 
 
 def _sandbox_uid(cwd: Path) -> int:
@@ -493,7 +506,7 @@ def _run(
     start = time.monotonic()
     uid: int | None = None
     nproc: int | None
-    if _is_root():
+    if _is_root() and _can_drop_root():
         uid = _sandbox_uid(cwd)
         nproc = limits.processes
         try:
