@@ -269,7 +269,6 @@ class FunctionVerifier:
                     f"{info.qualified_name} does not compile on its own{hint}: {_compiler_error(res)}",
                     phases={"compile": round(time.monotonic() - t0, 3)},
                 ))
-        compile_s = time.monotonic() - t0
         self.progress("confirming array sizes with AddressSanitizer")
         rtol = plan.tolerance if plan.tolerance is not None else FLOAT_RTOL
         choice, skip_zero = self._probe(plan, asan_exe, rtol)
@@ -293,22 +292,24 @@ class FunctionVerifier:
         cost = _cost_model(calibration, n, baseline, memory_bound=baseline < self.settings.min_time_ms)
         cases, race = self._cases(plan, n, skip_zero, cost)
         self.progress("checking the harness on the original")
-        res = self._run(
-            [str(self_exe), "check", hyp, repr(rtol), "1", *cases],
-            self._check_timeout(baseline), env=self._env(1),
-        )
+        timeout = min(self.settings.run_timeout_s, 3 * self._check_timeout(baseline))
+        res = self._run([str(self_exe), "check", hyp, repr(rtol), "1", *cases], timeout, env=self._env(1))
         if not self._checked(res):
             self._check_cancel()
-            raise _Stop(self._verdict(
-                Status.UNSUPPORTED,
-                "the original does not give the same result twice on the same inputs (does it depend on time, "
-                f"randomness, uninitialised memory or state kept between calls?): {_run_failure(res)}",
-            ))
+            if res.timed_out:
+                reason = f"checking the original against itself took more than {timeout:.0f} s (is the machine very busy?)"
+            elif "PF_MISMATCH" in res.stderr:
+                reason = (
+                    "the original does not give the same result twice on the same inputs (does it depend on time, "
+                    f"randomness, uninitialised memory or state kept between calls?): {_run_failure(res)}"
+                )
+            else:
+                reason = f"the original fails on generated inputs: {_run_failure(res)}"
+            raise _Stop(self._verdict(Status.UNSUPPORTED, reason))
         notes = []
         if skip_zero:
             notes.append("sizes of 0 are not checked (the original reads an element even then)")
         self.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
-        self._prepare_compile_s = compile_s
         return _Prepared(plan, choice, orig_obj, driver_obj, n, baseline, cases, race, rtol, flags, link, notes)
 
     def _probe(self, plan: HarnessPlan, exe: Path, rtol: float) -> tuple[list[int], bool]:

@@ -212,3 +212,15 @@ def test_cpp_returned_vector_is_compared_with_lengths_independent_of_its_size() 
         wrong = v.verify(read("cpp", "returns_vector_wrong.cpp"))
         assert wrong.status is Status.INCORRECT and "returned vector" in wrong.detail
         assert v.verify(read("cpp", "returns_vector_good.cpp")).status in TIMED
+
+
+def test_a_nondeterministic_original_is_unsupported_with_the_reason() -> None:
+    source = """#include <stdlib.h>
+void jitter(double *out, int n) {
+    for (int i = 0; i < n; i++)
+        out[i] = out[i] + rand() / (double)RAND_MAX;
+}
+"""
+    verdict = verify_source(source, "c", "jitter", source, settings=QUICK)
+    assert verdict.status is Status.UNSUPPORTED
+    assert "same result twice" in verdict.detail
