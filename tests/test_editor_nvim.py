@@ -311,3 +311,46 @@ def test_neovim_restarts_a_crashing_server_a_bounded_number_of_times(nvim: Path,
         assert f"restarting it ({n} of 3)" in messages, messages
     assert "(4 of 3)" not in messages
     assert "will not be restarted again" in messages and ":PerfalignRestart" in messages
+
+
+def _doc_block(after: str, lang: str) -> str:
+    """The first ```lang block after the line ``after`` in docs/editors.md."""
+    text = (REPO / "docs" / "editors.md").read_text()
+    rest = text[text.index(after):]
+    start = rest.index(f"```{lang}\n") + len(f"```{lang}\n")
+    return rest[start:rest.index("```", start)]
+
+
+def test_the_documented_plain_neovim_config_attaches_and_offers_the_actions(nvim: Path, tmp_path: Path) -> None:
+    """The docs' vim.lsp.config snippet, verbatim, with `perfalign` found on PATH."""
+    snippet = _doc_block("Neovim 0.11:", "lua")
+    (tmp_path / "init.lua").write_text(snippet)
+    shutil.copyfile(EXAMPLE, tmp_path / "row_sums.c")
+    line = next(i for i, text in enumerate(EXAMPLE.read_text().splitlines()) if SLOW_LINE in text)
+    lua = (
+        f"vim.cmd.edit('row_sums.c'); vim.api.nvim_win_set_cursor(0, {{ {line + 1}, 0 }}); "
+        "vim.wait(30000, function() local c = vim.lsp.get_clients({ name = 'perfalign' })[1]; return c ~= nil and c.initialized end); "
+        "local params = vim.lsp.util.make_range_params(0, 'utf-16'); params.context = { diagnostics = {} }; "
+        "local res = vim.lsp.buf_request_sync(0, 'textDocument/codeAction', params, 10000) or {}; "
+        "local titles = {}; for _, r in pairs(res) do for _, a in ipairs(r.result or {}) do table.insert(titles, a.title) end end; "
+        "io.stdout:write(vim.json.encode(titles)); vim.cmd('qa!')"
+    )
+    env = {**_env(tmp_path, tmp_path), "PATH": f"{PERFALIGN.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(
+        [str(nvim), "--headless", "--clean", "-u", str(tmp_path / "init.lua"), "-c", f"lua {lua}"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90,
+    )
+    titles = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else []
+    assert "Optimize this function" in titles and "Parallelize with OpenMP" in titles, (titles, proc.stderr)
+
+
+def test_the_documented_helix_config_runs_perfalign_beside_clangd() -> None:
+    import tomllib
+
+    config = tomllib.loads(_doc_block("~/.config/helix/languages.toml", "toml"))
+    server = config["language-server"]["perfalign"]
+    assert [server["command"], *server["args"]] == ["perfalign", "serve"]
+    assert set(server["config"]["perfalign"]) <= {"model", "samples", "backend", "endpoint", "threads", "cc", "cxx",
+                                                 "cflags", "threshold", "compileTimeoutS", "runTimeoutS", "dbPath", "sandbox"}
+    for language in config["language"]:
+        assert language["language-servers"] == ["clangd", "perfalign"]
