@@ -237,7 +237,7 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
     _browse(built, session, timeout_s=300)
     result = _read_json(session.e2e / "result.json")
     _keep_screenshots(session, {"actions": "vscode-actions.png", "progress": "vscode-progress.png", "diff": "vscode-diff.png",
-                                "applied": "vscode-applied.png"})
+                                "applied": "vscode-applied.png", "report": "vscode-report.png"})
     assert result["ok"], result.get("error")
     assert "Optimize this function" in result["actionsBefore"]
     assert "Parallelize with OpenMP" in result["actionsBefore"]
@@ -254,6 +254,7 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
     # Changing a setting reached the server without restarting it.
     change = result["settingsChange"]
     assert change["threshold"] == 1.25 and change["pidBefore"] == change["pidAfter"], change
+    assert result["reportTab"] == "perfalign preferences"
     print(f"\nVS Code end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
 
 

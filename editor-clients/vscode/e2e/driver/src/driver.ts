@@ -21,6 +21,7 @@ interface Result {
   applyAnswer?: unknown;
   diffTab?: string;
   settingsChange?: { pidBefore: unknown; pidAfter: unknown; threshold: unknown };
+  reportTab?: string;
   textAfter?: string;
   dirtyAfter?: boolean;
 }
@@ -161,6 +162,16 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
   });
   result.settingsChange = { pidBefore: before.pid, pidAfter: changed.pid, threshold: changed.settings?.threshold };
   step("settings changed");
+
+  // The palette's "Open preference report" shows the store's HTML report.
+  await vscode.commands.executeCommand("perfalign.openReport");
+  const reportTab = await poll("the preference report", 60, () => {
+    const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+    return Promise.resolve(active?.input instanceof vscode.TabInputWebview ? active : undefined);
+  });
+  result.reportTab = reportTab.label;
+  step("report shown");
+  await screenshot(dir, "report");
 }
 
 export function activate(): void {
