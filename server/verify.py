@@ -455,24 +455,24 @@ class FunctionVerifier:
             namespaces=harness.namespaces_to_add(plan, cand_info),
         ))
         self.progress("building the candidate")
-        obj_dir = self._job(cand_dir)
-        res = self._run(self._compile_cmd([src], obj_dir / "candidate.o", prepared.flags), self.settings.compile_timeout_s, cwd=obj_dir)
-        if not res.ok:
-            self._check_cancel()
-            phases["compile"] = time.monotonic() - t0
-            if res.timed_out:
-                raise _Stop(self._verdict(Status.COMPILE_ERROR, f"the compiler did not finish within {self.settings.compile_timeout_s:.0f} s"))
-            raise _Stop(self._verdict(Status.COMPILE_ERROR, _compiler_error(res)))
+        # Compile the candidate and link it with the prepared objects in one compiler run.
         exe_dir = self._job(cand_dir)
         exe = exe_dir / "harness"
-        res = self._run(self._link_cmd([prepared.driver_obj, prepared.orig_obj, obj_dir / "candidate.o"], exe, prepared.link_flags), self.settings.compile_timeout_s, cwd=exe_dir)
+        argv = self._compile_cmd([src], exe, prepared.flags)
+        argv.remove("-c")
+        argv += [str(prepared.driver_obj), str(prepared.orig_obj), *prepared.link_flags]
+        res = self._run(argv, self.settings.compile_timeout_s, cwd=exe_dir)
         phases["compile"] = time.monotonic() - t0
         if not res.ok:
             self._check_cancel()
+            if res.timed_out:
+                raise _Stop(self._verdict(Status.COMPILE_ERROR, f"the compiler did not finish within {self.settings.compile_timeout_s:.0f} s"))
+            if "ld returned" not in res.stderr and "undefined reference" not in res.stderr:
+                raise _Stop(self._verdict(Status.COMPILE_ERROR, _compiler_error(res)))
             hint = ""
             if "omp_" in res.stderr and self.mode != "openmp":
                 hint = " (the candidate uses OpenMP: verify it in openmp mode, the Parallelize action)"
-            raise _Stop(self._verdict(Status.COMPILE_ERROR, "link failed: " + _compiler_error(res) + hint))
+            raise _Stop(self._verdict(Status.COMPILE_ERROR, "link failed: " + _link_error(res) + hint))
         # Check.
         self.progress("checking the candidate")
         t1 = time.monotonic()
@@ -777,6 +777,14 @@ def _compiler_error(res: RunResult) -> str:
     line = re.sub(r"^(context|glue):\d+:\d+:", r"\1: ", line)
     line = re.sub(r"perfalign_[oc]_(\w+)", r"\1", line)
     return line.strip()
+
+
+def _link_error(res: RunResult) -> str:
+    lines = [l for l in res.stderr.splitlines() if "undefined reference" in l or "multiple definition" in l]
+    if not lines:
+        return _compiler_error(res)
+    line = re.sub(r"^.*?: (undefined reference|multiple definition)", r"\1", lines[0])
+    return re.sub(r"perfalign_[oc]_(\w+)", r"\1", line).strip()
 
 
 def _run_failure(res: RunResult) -> str:
