@@ -72,7 +72,8 @@ class Limits:
     """Resource limits for one command.
 
     ``memory_bytes`` caps the address space (0: no cap, for sanitizer builds
-    that reserve terabytes of shadow memory); ``processes`` caps the processes
+    that reserve terabytes of shadow memory; their resident memory is then
+    capped at ``sanitizer_rss_bytes`` by the sanitizer's ``hard_rss_limit_mb``); ``processes`` caps the processes
     and threads the command may have at once; ``output_bytes`` is how much it
     may write to stdout or stderr before it is killed.
     """
@@ -83,6 +84,7 @@ class Limits:
     file_bytes: int = 256 * 1024**2
     processes: int = 256
     output_bytes: int = 16 * 1024**2
+    sanitizer_rss_bytes: int = 4 * 1024**3
 
 
 @dataclass
@@ -358,7 +360,10 @@ def _hand_over(cwd: Path, uid: int) -> None:
                 pass
 
 
-def _child_env(env: dict[str, str] | None, cwd: Path, use_bwrap: bool) -> dict[str, str]:
+SANITIZER_ENV = ("ASAN_OPTIONS", "TSAN_OPTIONS", "MSAN_OPTIONS", "UBSAN_OPTIONS")
+
+
+def _child_env(env: dict[str, str] | None, cwd: Path, use_bwrap: bool, limits: Limits) -> dict[str, str]:
     if env is None:
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")}
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -369,6 +374,12 @@ def _child_env(env: dict[str, str] | None, cwd: Path, use_bwrap: bool) -> dict[s
     }
     clean["HOME"] = str(cwd)
     clean["TMPDIR"] = "/tmp" if use_bwrap else str(cwd)
+    if limits.memory_bytes <= 0 and limits.sanitizer_rss_bytes > 0:
+        # No address-space cap for sanitizer builds: their runtime caps resident memory instead.
+        cap = f"hard_rss_limit_mb={max(1, limits.sanitizer_rss_bytes // 1024**2)}"
+        for name in SANITIZER_ENV:
+            if "hard_rss_limit_mb" not in clean.get(name, ""):
+                clean[name] = f"{clean[name]}:{cap}" if clean.get(name) else cap
     return clean
 
 
@@ -531,7 +542,7 @@ def _run(
             proc = subprocess.Popen(
                 full_argv,
                 cwd=cwd,
-                env=_child_env(env, cwd, use_bwrap),
+                env=_child_env(env, cwd, use_bwrap, limits),
                 stdin=in_f,
                 stdout=out_w,
                 stderr=err_w,

@@ -200,6 +200,18 @@ def test_memory_hog_fails_fast(mode: str, workdir: Path) -> None:
     assert "allocation failed" in result.stdout or result.signal is not None
 
 
+def test_memory_hog_under_a_sanitizer_is_capped(mode: str, workdir: Path) -> None:
+    shutil.copy(HOSTILE / "memory_hog.c", workdir)
+    limits = sandbox.Limits(wall_s=60, memory_bytes=0, sanitizer_rss_bytes=512 * 1024**2)
+    built = sandbox.run(["gcc", "-g", "-fsanitize=address", "memory_hog.c", "-o", "hog"], cwd=workdir, limits=limits,
+                        sandbox=mode == "bubblewrap")
+    assert built.ok, built.stderr
+    result = sandbox.run(["./hog"], cwd=workdir, limits=limits, env={"PATH": "/usr/bin:/bin",
+                         "ASAN_OPTIONS": "detect_leaks=0"}, sandbox=mode == "bubblewrap")
+    assert not result.ok and not result.timed_out
+    assert "hard rss limit exhausted" in result.stderr
+
+
 def test_infinite_loop_times_out(mode: str, workdir: Path) -> None:
     prog = build("infinite_loop.c", workdir, mode)
     result = sandbox.run([str(prog)], cwd=workdir, limits=sandbox.Limits(wall_s=1.0), sandbox=mode == "bubblewrap")
