@@ -466,3 +466,42 @@ def test_verify_source_rejects_unsafe_candidates(use_sandbox: bool) -> None:
     verdict = verify_source(SUM_ORIGINAL, "c", "sum", code, settings=Settings(sandbox=use_sandbox))
     assert verdict.status is Status.REJECTED_UNSAFE
     assert "system" in verdict.detail
+
+
+MEMORY_HOG = """#include <stdlib.h>
+#include <string.h>
+double sum(const double *a, int n)
+{
+    for (;;) { char *p = malloc(64 << 20); if (!p) break; memset(p, 1, 64 << 20); }
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+"""
+
+FLOOD = """extern int puts(const char *);
+double sum(const double *a, int n)
+{
+    for (;;) puts("all work and no play makes a dull candidate");
+    return 0;
+}
+"""
+
+
+def test_verifier_contains_a_memory_hog(sum_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    _, verifier = sum_verifier
+    verdict = verifier.verify(MEMORY_HOG)
+    assert verdict.status in (Status.TIMEOUT, Status.CRASH, Status.INCORRECT, Status.SLOWER), verdict.detail
+    assert not verdict.verified
+
+
+def test_verifier_stops_a_flood_of_output(sum_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    _, verifier = sum_verifier
+    verdict = verifier.verify(FLOOD)
+    assert verdict.status is Status.CRASH
+    assert "output" in verdict.detail
