@@ -246,7 +246,8 @@ def _render_png(page: Path, png: Path, size: tuple[int, int], profile: Path) -> 
 def test_neovim_in_a_real_terminal_shows_progress_diff_and_rewrite(nvim: Path, tmp_path: Path) -> None:
     """The same flow in Neovim's TUI inside tmux; each screen is captured and drawn to PNG."""
     t0 = time.monotonic()
-    setup = _fake_setup(tmp_path)
+    # vim.lsp.start per buffer: the way Neovim 0.10 registers the server, here on 0.11.
+    setup = {**_fake_setup(tmp_path), "register": "start"}
     source, e2e = _workspace(tmp_path, setup, screenshots=True)
     cols, rows = 100, 30
     sock = tmp_path / "tmux.sock"

@@ -13,6 +13,9 @@ M.defaults = {
   filetypes = { "c", "cpp" },
   rootMarkers = { "perfalign.toml", "compile_commands.json", ".git" },
   maxRestarts = 3, -- restarts after a crash, within 3 minutes
+  -- "auto": vim.lsp.config + vim.lsp.enable on 0.11+, vim.lsp.start on 0.10;
+  -- "start": vim.lsp.start for each C/C++ buffer on any version.
+  register = "auto",
 }
 
 local function camel(key)

@@ -285,7 +285,7 @@ function M.setup(opts)
   local options, settings, unknown = config.normalize(opts)
   if #unknown > 0 then
     notify("perfalign: unknown setup options ignored: " .. table.concat(unknown, ", ") .. "; known: "
-      .. table.concat(config.server_keys, ", ") .. ", serverPath, pythonPath, filetypes, rootMarkers, maxRestarts",
+      .. table.concat(config.server_keys, ", ") .. ", serverPath, pythonPath, filetypes, rootMarkers, maxRestarts, register",
       vim.log.levels.WARN)
   end
   M.state.options, M.state.settings = options, settings
@@ -299,7 +299,12 @@ function M.setup(opts)
     return false
   end
   M.state.cmd = cmd
-  if has_011 then
+  if options.register ~= "auto" and options.register ~= "start" then
+    notify(('perfalign: register must be "auto" or "start", not %s; using "auto"'):format(vim.inspect(options.register)),
+      vim.log.levels.WARN)
+    options.register = "auto"
+  end
+  if has_011 and options.register == "auto" then
     vim.lsp.config(M.name, M.lsp_config())
     vim.lsp.enable(M.name)
   else
