@@ -97,13 +97,18 @@ def uses(code: str, language: str) -> Uses:
     declared: set[str] = set()
     headers: set[str] = set()
     asm = False
+    algorithms: set[tuple[int, int]] = set()
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         kind = node.type
+        if kind == "call_expression":
+            _note_algorithm_call(node, algorithms)
         if kind in ASM_NODES or kind in ("asm", "__asm__", "__asm"):
             asm = True
         elif kind in NAME_NODES:
+            if (node.start_byte, node.end_byte) in algorithms:
+                continue
             names.add(_text(node))
             parent = node.parent
             if kind == "identifier" and parent is not None and parent.type in DECLARING:
@@ -120,6 +125,25 @@ def uses(code: str, language: str) -> Uses:
                 asm = True
         stack.extend(node.children)
     return Uses(frozenset(names), frozenset(declared), frozenset(headers), asm)
+
+
+# Names that are also C++ algorithms: ``std::remove(first, last, value)`` is not the file function ``remove(path)``.
+ALGORITHM_ARITY = {"remove": 1, "bind": 3}
+
+
+def _note_algorithm_call(node: Any, algorithms: set[tuple[int, int]]) -> None:
+    function = node.child_by_field_name("function")
+    arguments = node.child_by_field_name("arguments")
+    if function is None or arguments is None:
+        return
+    name_node = function.child_by_field_name("name") if function.type == "qualified_identifier" else function
+    while name_node is not None and name_node.type == "qualified_identifier":
+        name_node = name_node.child_by_field_name("name")
+    if name_node is None or name_node.type != "identifier":
+        return
+    arity = ALGORITHM_ARITY.get(_text(name_node))
+    if arity is not None and arguments.named_child_count != arity:
+        algorithms.add((name_node.start_byte, name_node.end_byte))
 
 
 def _text(node: Any) -> str:

@@ -139,3 +139,12 @@ def test_cpp_file_and_process_apis_are_rejected() -> None:
 @pytest.mark.parametrize("name", ["connect.c", "write_home.c", "read_secrets.c", "daemon.c"])
 def test_hostile_programs_are_screened(name: str) -> None:
     assert screen((HOSTILE / name).read_text(), ORIGINAL_C, "c") is not None
+
+
+def test_std_remove_algorithm_is_not_the_file_function() -> None:
+    original = "#include <vector>\nvoid clean(std::vector<int>& v) { for (size_t i = 0; i < v.size();) if (v[i] == 0) v.erase(v.begin() + i); else i++; }"
+    idiom = "#include <vector>\n#include <algorithm>\nvoid clean(std::vector<int>& v) { v.erase(std::remove(v.begin(), v.end(), 0), v.end()); }"
+    assert screen(idiom, original, "cpp") is None
+    deletes = '#include <vector>\nvoid clean(std::vector<int>& v) { std::remove("/home/user/data.bin"); }'
+    reason = screen(deletes, original, "cpp")
+    assert reason is not None and "remove" in reason
