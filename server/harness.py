@@ -612,7 +612,8 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
     elif plan.return_kind:
         ret_decl = f"static {plan.return_type} perfalign_{side}_ret;"
         call_stmt = f"perfalign_{side}_ret = {call};"
-        ret_get = f"*is_float = perfalign_isfloat_{side}(({plan.return_type})0.5); return (double)perfalign_{side}_ret;"
+        ret_get = (f"*is_float = perfalign_isfloat_{side}(({plan.return_type})0.5) ? (sizeof({plan.return_type}) <= 4 ? 2 : 1) : 0; "
+                   f"return (double)perfalign_{side}_ret;")
     else:
         call_stmt = f"{call};"
         ret_get = "*is_float = 0; return 0.0;"
@@ -727,6 +728,7 @@ def _type_glue(plan: HarnessPlan) -> str:
         "    size_t j; double scale = 0;",
         "    (void)es;",
         "    if (!is_float) { for (j = 0; j < count; j++) if (get(x, j) != get(y, j)) return (long long)j; return -1; }",
+        "    if (rtol < 0) rtol = es <= 4 ? 1e-3 : 1e-6;  /* the defaults: single and double precision */",
         "    for (j = 0; j < count; j++) { double v = get(x, j); if (v < 0) v = -v; if (v == v && v > scale && v < 1e300) scale = v; }",
         "    for (j = 0; j < count; j++) {",
         "        double a = get(x, j), b = get(y, j), d = a - b;",

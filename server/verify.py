@@ -38,8 +38,9 @@ PROBE_SIZES = [0, 1, 2, 3, 5, 8, 13, 32]
 MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
 MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost the original, estimated
 RACE_REPS = 25
+RACE_COST_MS = 6.0
 WARMUPS = 2
-FLOAT_RTOL = 1e-6
+DEFAULT_RTOL = -1.0  # the driver's defaults: 1e-6 relative for double, 1e-3 for float
 _OMP = re.compile(r"#\s*pragma\s+omp\b|\bomp_\w+\s*\(|<omp\.h>")
 
 
@@ -270,7 +271,7 @@ class FunctionVerifier:
                     phases={"compile": round(time.monotonic() - t0, 3)},
                 ))
         self.progress("confirming array sizes with AddressSanitizer")
-        rtol = plan.tolerance if plan.tolerance is not None else FLOAT_RTOL
+        rtol = plan.tolerance if plan.tolerance is not None else DEFAULT_RTOL
         choice, skip_zero = self._probe(plan, asan_exe, rtol)
         link_dir = self._job()
         self_exe = link_dir / "selfcheck"
@@ -411,7 +412,12 @@ class FunctionVerifier:
                 cases += [self._case(plan, s, 6), self._case(plan, s, 7)]
         cases.append(self._case(plan, n, 8))
         cases = [c for c in dict.fromkeys(cases) if not (skip_zero and _has_zero(plan, c))]
+        # Repeated OpenMP runs on an input that takes the original a few milliseconds: long enough for the
+        # threads to overlap on a busy machine, short enough to repeat many times.
         race_size = max(min(n, 2000), n // 8)
+        if cost is not None:
+            while race_size * 2 <= n and cost(race_size * 2) <= RACE_COST_MS:
+                race_size *= 2
         race = [self._case(plan, race_size, 9), self._case(plan, race_size, 10)]
         return cases, race
 
@@ -495,7 +501,8 @@ class FunctionVerifier:
             race = self._race(prepared, cand_dir, [cand_dir / f"candidate{ext}"], hyp)
             phases["check"] = time.monotonic() - t1
             if race:
-                raise _Stop(self._verdict(Status.INCORRECT, f"data race: {race}"))
+                race = re.sub(r"\bfunction:(\d+)", r"line \1 of the candidate", race)
+                raise _Stop(self._verdict(Status.INCORRECT, f"ThreadSanitizer found a data race between OpenMP threads: {race}"))
         # Time.
         self.progress("timing the candidate against the original")
         t2 = time.monotonic()
