@@ -169,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default=None, help="backend (default: the server's default)")
     parser.add_argument("--replies", type=Path, default=None, help="JSON list of raw replies for --backend fake")
     parser.add_argument("--samples", type=int, default=None)
+    parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="another server setting (JSON value), e.g. --setting minTimeMs=200")
     parser.add_argument("--launches", type=int, default=5, help="launches for the initialize timing")
     parser.add_argument("--interval-ms", type=float, default=20.0, help="pause between codeAction requests during the job")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for the job")
@@ -191,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         settings["endpoint"] = str(args.replies.resolve())
     if args.samples:
         settings["samples"] = args.samples
+    for item in args.setting:
+        key, _, value = item.partition("=")
+        try:
+            settings[key] = json.loads(value)
+        except json.JSONDecodeError:
+            settings[key] = value
     Client.configuration = settings
 
     # 1. Launch to initialize answer, several launches.

@@ -62,6 +62,9 @@ def serve(address: str | None, verbose: bool) -> None:
     """
     tcp = _parse_address(address) if address else None
     setup_logging(verbose)
+    # Hand the interpreter to the event loop sooner when a job's threads hold it:
+    # code-action answers stay quick while a job runs.
+    sys.setswitchinterval(0.001)
     from perfalign.server.lsp import server
 
     def stop(signum: int, frame: object) -> None:
