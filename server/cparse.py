@@ -706,7 +706,11 @@ def _context(tree: Any, source: bytes, target: Any, info: FunctionInfo, language
 
 
 def _emit(node: Any, source: bytes, target: Any, needed: set[int], out: list[str]) -> None:
-    for child in node.children:
+    _emit_children(node.children, source, target, needed, out)
+
+
+def _emit_children(children: list[Any], source: bytes, target: Any, needed: set[int], out: list[str]) -> None:
+    for child in children:
         t = child.type
         if child.end_byte == target.end_byte or (t == "template_declaration" and child.end_byte == target.end_byte):
             continue
@@ -737,9 +741,7 @@ def _emit(node: Any, source: bytes, target: Any, needed: set[int], out: list[str
             continue
         if t in {"preproc_if", "preproc_ifdef"}:
             if child.start_byte <= target.start_byte < child.end_byte:
-                inner = []
-                _emit_preproc(child, source, target, needed, inner)
-                out.extend(inner)
+                _emit_branch(child, source, target, needed, out)
             elif not any(n.type == "function_definition" and _definition_name(n) == "main" for n in _walk(child)):
                 out.append(_txt(child))
             continue
@@ -755,18 +757,19 @@ def _emit(node: Any, source: bytes, target: Any, needed: set[int], out: list[str
             out.append(_txt(child))
 
 
-def _emit_preproc(node: Any, source: bytes, target: Any, needed: set[int], out: list[str]) -> None:
-    """A conditional block around the function: keep the directives, filter what is inside."""
-    first = True
-    for child in node.children:
-        if child.type in {"#if", "#ifdef", "#ifndef", "#elif", "#else", "#endif"} or first:
-            pass
-        first = False
-    text = source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
-    head = text.split("\n", 1)[0]
-    inner: list[str] = []
-    _emit(node, source, target, needed, inner)
-    out.append(head + "\n" + "\n".join(x for x in inner if not x.startswith("#if")) + "\n#endif")
+_DIRECTIVES = {"#if", "#ifdef", "#ifndef", "#elif", "#elifdef", "#elifndef", "#else", "#endif", "\n"}
+
+
+def _emit_branch(node: Any, source: bytes, target: Any, needed: set[int], out: list[str]) -> None:
+    """A conditional block holding the function: keep the branch it is in (assumed active), drop the others."""
+    alternative = node.child_by_field_name("alternative")
+    if alternative is not None and alternative.start_byte <= target.start_byte < alternative.end_byte:
+        _emit_branch(alternative, source, target, needed, out)
+        return
+    skip = {id(n) for n in (node.child_by_field_name("name"), node.child_by_field_name("condition"), alternative) if n is not None}
+    spans = {(n.start_byte, n.end_byte) for n in (node.child_by_field_name("name"), node.child_by_field_name("condition"), alternative) if n is not None}
+    kept = [c for c in node.children if c.type not in _DIRECTIVES and (c.start_byte, c.end_byte) not in spans and id(c) not in skip]
+    _emit_children(kept, source, target, needed, out)
 
 
 # --------------------------------------------------------------------------- compile_commands.json

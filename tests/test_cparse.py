@@ -166,3 +166,22 @@ def test_listing_is_cheap_enough_for_every_code_action() -> None:
     elapsed = time.perf_counter() - start
     assert len(functions) == 2003
     assert elapsed < 2.0
+
+
+def test_a_function_inside_a_conditional_block_keeps_its_branch_only() -> None:
+    src = """#include <stdlib.h>
+#ifdef USE_KERNELS
+static double sq(double x) { return x * x; }
+void squares(const double *a, double *out, int n) { for (int i = 0; i < n; i++) out[i] = sq(a[i]); }
+#else
+#define FACTOR 1.0
+void squares(const double *a, double *out, int n) { for (int i = 0; i < n; i++) out[i] = a[i] * a[i] * FACTOR; }
+#endif
+"""
+    first = find_function(src, "c", line=3)
+    assert "static double sq" in first.context and "#ifdef" not in first.context and "FACTOR" not in first.context
+    second = find_function(src, "c", line=6)
+    assert "#define FACTOR 1.0" in second.context and "sq(" not in second.context and "#endif" not in second.context
+    with pytest.raises(CParseError) as twice:
+        find_function(src, "c", name="squares")
+    assert "more than once" in twice.value.message
