@@ -766,3 +766,18 @@ async def test_parallelize_offers_an_openmp_rewrite_with_the_header_it_needs(tmp
         function = NEEDS_OMP_H.split("\n\n", 1)[1]
         expected = text[:begin] + function + text[end:]
         assert ed.texts[uri] == expected.replace("#include <stddef.h>\n", "#include <stddef.h>\n#include <omp.h>\n", 1)
+
+
+async def test_an_unsaved_buffer_is_optimized_as_the_editor_holds_it(tmp_path: Path) -> None:
+    async with editor(tmp_path, fake_settings(tmp_path, [FAST], **QUICK)) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("scratch.c", text)  # never saved: no such file on disk
+        assert not (ed.root / "scratch.c").exists()
+        await start_job(ed, uri, start_line(text))
+        done = await ed.wait_finished()
+        assert done["status"] == "verified", done["summary"]
+        apply = (await ed.actions(uri, start_line(text)))[0]
+        assert apply.edit is not None
+        ed.apply(apply.edit)
+        begin, end = function_span(text)
+        assert ed.texts[uri] == text[:begin] + FAST + text[end:]
