@@ -190,14 +190,16 @@ class FunctionVerifier:
             raise Cancelled()
 
     def _info(self) -> FunctionInfo:
+        line = None
         if isinstance(self.function, FunctionInfo):
-            if self.function.context or self.function.params or "(" not in self.function.signature:
+            if self.function.context or self.function.params or self.function.annotations:
                 return self.function
-            name = self.function.qualified_name
+            # A cheap listing entry: analyse it now (the line picks the right one of several definitions).
+            name, line = self.function.qualified_name, self.function.start_line
         else:
             name = self.function
         try:
-            return cparse.find_function(self.source_text, self.language, name=name)
+            return cparse.find_function(self.source_text, self.language, name=name, line=line)
         except CParseError as exc:
             raise _Stop(self._verdict(exc.status, exc.message)) from None
 
