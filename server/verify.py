@@ -266,6 +266,12 @@ class FunctionVerifier:
                 self._check_cancel()
                 if what == "the original" and "-fsanitize=address" in cmd and all(r.ok for r in results[:3]):
                     raise _Stop(self._verdict(Status.UNSUPPORTED, "cannot build the original with AddressSanitizer: " + _compiler_error(res)))
+                if _compiler_error(res).startswith("glue"):
+                    raise _Stop(self._verdict(
+                        Status.UNSUPPORTED,
+                        f"cannot generate inputs for {info.qualified_name}: a parameter or the return value is not a "
+                        f"number, an array of numbers, a string or a std::vector of numbers ({_compiler_error(res)})",
+                    ))
                 hint = "" if self.source_path else " (give the file's path so its includes are found)"
                 raise _Stop(self._verdict(
                     Status.UNSUPPORTED,
