@@ -241,9 +241,9 @@ def _probe() -> tuple[bool, str]:
         return _probe_result
 
 
-def sandbox_status() -> SandboxStatus:
-    """What protection :func:`run` gives now, with a warning when bubblewrap is not in force."""
-    if not _enabled:
+def sandbox_status(enabled: bool | None = None) -> SandboxStatus:
+    """What protection :func:`run` gives now (or with ``sandbox=enabled``), with a warning when bubblewrap is not in force."""
+    if not (_enabled if enabled is None else enabled):
         return SandboxStatus(
             available=False,
             enabled=False,
@@ -477,10 +477,7 @@ def run(
     use_bwrap = False
     if want:
         use_bwrap, _ = _probe()
-    status = sandbox_status() if sandbox is None else (
-        SandboxStatus(True, None) if use_bwrap else _status_for(want)
-    )
-    _warn_once(status)
+    _warn_once(sandbox_status(want))
     return _run(
         argv,
         cwd=Path(cwd).resolve(),
@@ -491,16 +488,6 @@ def run(
         use_bwrap=use_bwrap,
         readable=[str(p) for p in readable],
     )
-
-
-def _status_for(want: bool) -> SandboxStatus:
-    global _enabled
-    saved = _enabled
-    _enabled = want
-    try:
-        return sandbox_status()
-    finally:
-        _enabled = saved
 
 
 def _run(
