@@ -1,7 +1,7 @@
 // Opens code-server in Debian's headless Chromium and serves the driver's screenshot requests
 // until the driver has written result.json (or a notification with the expected text shows).
 //
-//   node out/e2e-run.js --url URL --dir DIR [--timeout SECONDS] [--until-toast TEXT] [--chromium PATH]
+//   node out/e2e-run.js --url URL --dir DIR [--timeout SECONDS] [--until-toast TEXT]... [--chromium PATH]
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -11,7 +11,7 @@ interface Options {
   url: string;
   dir: string;
   timeoutS: number;
-  untilToast: string | undefined;
+  untilToast: string[];
   chromium: string;
 }
 
@@ -29,7 +29,7 @@ function parse(argv: string[]): Options {
     url,
     dir,
     timeoutS: Number(get("timeout") ?? "180"),
-    untilToast: get("until-toast"),
+    untilToast: argv.slice(1).filter((_, i) => argv[i] === "--until-toast"),
     chromium: get("chromium") ?? "/usr/bin/chromium",
   };
 }
@@ -93,12 +93,14 @@ async function main(): Promise<number> {
       for (const text of await notifications(page)) {
         seen.add(text);
       }
-      if (opts.untilToast !== undefined && !centerOpened && Date.now() > centerAt) {
+      if (opts.untilToast.length > 0 && !centerOpened && Date.now() > centerAt) {
         centerOpened = true;
         await openCenter(page);
       }
       const wanted = opts.untilToast;
-      if (wanted !== undefined ? [...seen].some((t) => t.includes(wanted)) : fs.existsSync(resultFile)) {
+      const done =
+        wanted.length > 0 ? wanted.every((w) => [...seen].some((t) => t.includes(w))) : fs.existsSync(resultFile);
+      if (done) {
         await page.waitForTimeout(500);
         await page.screenshot({ path: path.join(opts.dir, "final.png") });
         status = 0;

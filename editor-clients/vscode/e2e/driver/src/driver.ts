@@ -9,6 +9,8 @@ interface Spec {
   line: number;
   mode: "serial" | "openmp";
   timeoutS: number;
+  /** Only run the palette command on the open file (for the tests of a missing server). */
+  paletteOnly?: boolean;
 }
 
 interface Result {
@@ -91,6 +93,12 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
   editor.selection = new vscode.Selection(at, at);
   editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenter);
   step("opened");
+  if (spec.paletteOnly === true) {
+    await sleep(2000);
+    await vscode.commands.executeCommand(spec.mode === "openmp" ? "perfalign.parallelizeFunction" : "perfalign.optimizeFunction");
+    step("palette command run");
+    return;
+  }
 
   // The perfalign extension activates on C files and starts the server; wait for its action.
   const start = await poll("the perfalign code action", spec.timeoutS, async () =>
