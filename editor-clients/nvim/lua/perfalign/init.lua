@@ -57,11 +57,8 @@ function M.client(bufnr)
 end
 
 local function on_job_finished(_, params)
+  -- The server says what it found (window/showMessage); keep it for status() and tests.
   table.insert(M.state.finished, params)
-  if params.status == "verified" then
-    notify(params.summary:gsub("^perfalign: ", "perfalign: ")
-      .. " Apply it with vim.lsp.buf.code_action() on the function.")
-  end
 end
 
 local function on_exit(code, signal, client_id)
@@ -252,13 +249,20 @@ local function on_progress(ev)
   local value = ev.data.params.value
   table.insert(M.state.progress, value)
   M.state.title = value.kind == "begin" and value.title or M.state.title
-  local text = table.concat(vim.tbl_filter(function(s)
-    return s ~= nil and s ~= ""
-  end, { M.state.title, value.message, value.percentage and (value.percentage .. "%") or nil }), ": ")
+  local parts = {}
+  for _, part in ipairs({ M.state.title or "perfalign", value.message or "" }) do
+    if part ~= "" then
+      table.insert(parts, part)
+    end
+  end
+  if value.percentage then
+    table.insert(parts, value.percentage .. "%")
+  end
+  local text = table.concat(parts, ": ")
   M.state.running = value.kind ~= "end" and text or nil
   vim.cmd.redrawstatus()
   if value.kind == "end" then
-    vim.notify(text, vim.log.levels.INFO, { title = "perfalign" })
+    vim.api.nvim_echo({ { "" } }, false, {})
   else
     vim.api.nvim_echo({ { text .. "  (:PerfalignCancel to stop)" } }, false, {})
   end
