@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import signal
 import sys
 
@@ -33,7 +34,7 @@ def setup_logging(verbose: bool) -> None:
     stderr.setFormatter(_OneLine("perfalign %(levelname)s %(name)s: %(message)s"))
     root.addHandler(stderr)
     try:
-        handler = logging.FileHandler(log_path(), encoding="utf-8")
+        handler = logging.handlers.RotatingFileHandler(log_path(), maxBytes=2_000_000, backupCount=2, encoding="utf-8")
     except OSError:
         pass
     else:
