@@ -598,17 +598,16 @@ async def apply_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         )
         if not answer.applied:
             raise Refusal("not_applied", f"the editor did not apply the rewrite: {answer.failure_reason or 'no reason given'}")
-    elif result.offer is not None:
-        # The client applied the action's edit first; the document must now hold the rewrite.
-        view = ls.view(uri)
-        span = ls.function_named(view, result.function, suggestion.code)
-        if span is None or not same_code(span.info.text, suggestion.code):
-            if suggestion.state is State.OFFERED and span is not None and same_code(span.info.text, result.original_code):
-                raise Refusal("not_applied", "the editor did not apply the rewrite")
-    if result.offer is not None:
-        ls.record_feedback(result.offer.apply(key))
-        if result.offer.accepted is not None:
-            result.status, result.summary = "applied", f"perfalign: applied a verified rewrite of {result.function}"
+    else:
+        # The client applies an action's edit before running its command, and the change
+        # that holds the rewrite marks it accepted. Still offered: the edit did not happen
+        # (the document changed and the client refused the versioned edit).
+        span = ls.function_named(ls.view(uri), result.function, result.original_code)
+        if span is not None and same_code(span.info.text, result.original_code):
+            raise Refusal("not_applied", "the editor did not apply the rewrite; run the action again")
+    assert result.offer is not None
+    ls.record_feedback(result.offer.apply(key))
+    result.status, result.summary = "applied", f"perfalign: applied a verified rewrite of {result.function}"
     ls.publish(uri)
     return {"status": "applied", "suggestion": key}
 
