@@ -339,8 +339,9 @@ async def test_the_server_survives_bad_input(tmp_path: Path) -> None:
         uri = ed.open("kernels.c")
         answer = await ed.run("perfalign.optimize", {"uri": uri, "line": line_of(text, "kRepeat = 1")})
         assert answer["status"] == "no_function" and "not inside a function" in answer["message"]
-        # A declaration without a body in a header: nothing to optimize there.
+        # In a header: the inline function is offered, a declaration without a body is not.
         header = ed.open("header_only.h", language="c")
+        assert len(await ed.actions(header, 3)) == 2
         assert await ed.actions(header, 6) == []
         # Text that was not UTF-8 on disk arrives with undecodable characters.
         bad = ed.open("latin1.c", "int f(int n) { /* caf\udce9 */ return n; }\n")
