@@ -688,11 +688,7 @@ def _type_glue(plan: HarnessPlan) -> str:
                     f"else p[j] = ({t})(perfalign_next(rng) % 200); }} }}"
                 )
             fill_cases.append(f"case {i}: {fill} break;")
-            cmp_cases.append(
-                f"case {i}: {{ const {t} *x = (const {t} *)a; const {t} *y = (const {t} *)b; "
-                f"return perfalign_cmp_values(count, (({t})0.5) != 0, rtol, x, y, sizeof({t}), "
-                f"perfalign_get_{_slug(t)}); }}"
-            )
+            cmp_cases.append(f"case {i}: return perfalign_cmp_{_slug(t)}(count, rtol, a, b);")
         else:
             if pp.value is not None:
                 int_values.append(f"case {i}: return (long long)({pp.value});")
@@ -706,14 +702,12 @@ def _type_glue(plan: HarnessPlan) -> str:
     ret_cmp = []
     if plan.return_element:
         t = plan.return_element
-        ret_cmp.append(
-            f"case -1: {{ const {t} *x = (const {t} *)a; const {t} *y = (const {t} *)b; "
-            f"return perfalign_cmp_values(count, (({t})0.5) != 0, rtol, x, y, sizeof({t}), perfalign_get_{_slug(t)}); }}"
-        )
+        ret_cmp.append(f"case -1: return perfalign_cmp_{_slug(t)}(count, rtol, a, b);")
     getters = []
     element_types = [pp.ctype for pp in plan.params if pp.kind != KIND_VALUE] + ([plan.return_element] if plan.return_element else [])
     for t in dict.fromkeys(element_types):
         getters.append(f"static double perfalign_get_{_slug(t)}(const void *p, size_t j) {{ return (double)((const {t} *)p)[j]; }}")
+        getters.append(_typed_compare(t))
     return "\n".join([
         "static long long perfalign_max(long long a, long long b) { return a > b ? a : b; }",
         "static unsigned long long perfalign_next(unsigned long long *s) {",
@@ -723,22 +717,6 @@ def _type_glue(plan: HarnessPlan) -> str:
         "}",
         "static double perfalign_unit(unsigned long long *s) { return (double)(perfalign_next(s) >> 11) * (1.0 / 9007199254740992.0); }",
         *getters,
-        "static long long perfalign_cmp_values(size_t count, int is_float, double rtol, const void *x, const void *y, size_t es,",
-        "                                      double (*get)(const void *, size_t)) {",
-        "    size_t j; double scale = 0;",
-        "    (void)es;",
-        "    if (!is_float) { for (j = 0; j < count; j++) if (get(x, j) != get(y, j)) return (long long)j; return -1; }",
-        "    if (rtol < 0) rtol = es <= 4 ? 1e-3 : 1e-6;  /* the defaults: single and double precision */",
-        "    for (j = 0; j < count; j++) { double v = get(x, j); if (v < 0) v = -v; if (v == v && v > scale && v < 1e300) scale = v; }",
-        "    for (j = 0; j < count; j++) {",
-        "        double a = get(x, j), b = get(y, j), d = a - b;",
-        "        if (a != a || b != b) { if ((a != a) != (b != b)) return (long long)j; continue; }",
-        "        if (a == b) continue;",
-        "        if (d < 0) d = -d;",
-        "        if (!(d <= rtol * scale + 1e-300)) return (long long)j;",
-        "    }",
-        "    return -1;",
-        "}",
         f"{ext}int perfalign_nparams = {n};",
         f"{ext}const int perfalign_kinds[] = {{{kinds}}};",
         f"{ext}const char *perfalign_names[] = {{{names}}};",
@@ -771,6 +749,30 @@ def _type_glue(plan: HarnessPlan) -> str:
         f"{ext}double perfalign_real_value(int i, const long long *lens, unsigned long long *rng) {{",
         f"    {locals_}",
         f"    switch (i) {{ {' '.join(real_values)} default: return 0.5 + perfalign_unit(rng); }}",
+        "}",
+    ])
+
+
+def _typed_compare(t: str) -> str:
+    """Index of the first element where ``y`` differs from ``x`` (-1: none); bitwise-equal buffers return at once.
+
+    Floating point: |x - y| <= rtol * (largest |x| in the buffer); rtol < 0 picks 1e-6, or 1e-3 for 4-byte types.
+    """
+    return "\n".join([
+        f"static long long perfalign_cmp_{_slug(t)}(size_t count, double rtol, const void *xa, const void *ya) {{",
+        f"    const {t} *x = (const {t} *)xa; const {t} *y = (const {t} *)ya; size_t j; double scale = 0;",
+        f"    if (count == 0 || memcmp(xa, ya, count * sizeof({t})) == 0) return -1;",
+        f"    if (!((({t})0.5) != 0)) {{ for (j = 0; j < count; j++) if (x[j] != y[j]) return (long long)j; return -1; }}",
+        f"    if (rtol < 0) rtol = sizeof({t}) <= 4 ? 1e-3 : 1e-6;",
+        "    for (j = 0; j < count; j++) { double v = (double)x[j]; if (v < 0) v = -v; if (v == v && v > scale && v < 1e300) scale = v; }",
+        "    for (j = 0; j < count; j++) {",
+        "        double a = (double)x[j], b = (double)y[j], d = a - b;",
+        "        if (a != a || b != b) { if ((a != a) != (b != b)) return (long long)j; continue; }",
+        "        if (a == b) continue;",
+        "        if (d < 0) d = -d;",
+        "        if (!(d <= rtol * scale + 1e-300)) return (long long)j;",
+        "    }",
+        "    return -1;",
         "}",
     ])
 

@@ -37,8 +37,8 @@ RUN_MEMORY = 4 * 1024**3
 PROBE_SIZES = [0, 1, 2, 3, 5, 8, 13, 32]
 MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
 MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost the original, estimated
-RACE_REPS = 25
-RACE_COST_MS = 6.0
+RACE_REPS = 20
+RACE_COST_MS = 4.0
 WARMUPS = 2
 DEFAULT_RTOL = -1.0  # the driver's defaults: 1e-6 relative for double, 1e-3 for float
 _OMP = re.compile(r"#\s*pragma\s+omp\b|\bomp_\w+\s*\(|<omp\.h>")
@@ -498,7 +498,7 @@ class FunctionVerifier:
             runs = [(base + ["1", *prepared.check_cases, *[f"{c}*{RACE_REPS}" for c in prepared.race_cases]], t) for t in thread_counts]
         else:
             runs = [(base + ["1", *prepared.check_cases], 1)]
-        results = self._parallel([argv for argv, _ in runs], timeout, envs=[self._env(t, checking=True) for _, t in runs])
+        results = self._parallel([argv for argv, _ in runs], timeout, envs=[self._env(t, passive=True) for _, t in runs])
         phases["check"] = time.monotonic() - t1
         for (argv, threads), res in zip(runs, results):
             if not self._checked(res):
@@ -518,7 +518,7 @@ class FunctionVerifier:
         res = self._run(
             [str(exe), "time", hyp, repr(prepared.rtol), str(prepared.problem_size), str(reps), str(WARMUPS), "3",
              str(self.settings.min_time_ms)],
-            self._time_timeout(prepared.baseline_ms, reps), env=self._env(self.threads),
+            self._time_timeout(prepared.baseline_ms, reps), env=self._env(self.threads, passive=True),
         )
         phases["time"] = time.monotonic() - t2
         pairs = [(float(a), float(b)) for a, b in re.findall(r"PF_T ([\d.eE+-]+) ([\d.eE+-]+)", res.stderr)]
@@ -637,13 +637,14 @@ class FunctionVerifier:
     def _link_cmd(self, objects: list[Path], out: Path, link: list[str]) -> list[str]:
         return [self._compiler(), *map(str, objects), "-o", str(out), *link]
 
-    def _env(self, threads: int, *, asan: bool = False, checking: bool = False) -> dict[str, str]:
+    def _env(self, threads: int, *, asan: bool = False, passive: bool = False) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR"}}
         env.setdefault("PATH", "/usr/bin:/bin")
         env.update(OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close" if threads > 1 else "false", OMP_DYNAMIC="false")
         env["PERFALIGN_RUN_MARK"] = self._token
-        if checking:
-            # Checks may run more threads than cores: idle threads sleep instead of spinning.
+        if passive:
+            # Waiting OpenMP threads sleep instead of spinning: on a busy machine (or with more threads than
+            # cores, as in the checks) spinning threads stall a descheduled partner for whole time slices.
             env["OMP_WAIT_POLICY"] = "passive"
         if asan:
             env["ASAN_OPTIONS"] = ASAN_ENV
@@ -680,7 +681,8 @@ class FunctionVerifier:
         return out
 
     def _check_timeout(self, baseline_ms: float) -> float:
-        return min(self.settings.run_timeout_s, max(10.0, 60 * baseline_ms / 1000 * 4))
+        floor = 20.0 if self.mode == "openmp" else 10.0  # repeated runs at 2 and 4 threads share the cores
+        return min(self.settings.run_timeout_s, max(floor, 60 * baseline_ms / 1000 * 4))
 
     def _time_timeout(self, baseline_ms: float, reps: int) -> float:
         return min(self.settings.run_timeout_s, max(20.0, 10 * (reps + WARMUPS) * 2 * baseline_ms / 1000))
