@@ -394,7 +394,7 @@ async def start_job(ls: PerfalignServer, arg: dict[str, Any], mode: str) -> dict
     if previous is not None and previous.offer is not None:
         ls.record_feedback(previous.offer.close())
         ls.publish(uri)
-    ls.pending[job.id] = PendingJob(view=view, original_code=span.info.text)
+    ls.pending[job.id] = PendingJob(original_code=span.info.text)
     job.token = await begin_progress(ls, job, arg.get("workDoneToken"))
     if not view.is_open or (view.path is not None and _differs_from_disk(view)):
         ls.log(f"{name}: working on the editor's text, which is not saved")

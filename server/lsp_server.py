@@ -108,8 +108,7 @@ class FunctionResult:
 class PendingJob:
     """What the server remembers about a running job beyond the job manager's record."""
 
-    view: DocView
-    original_code: str
+    original_code: str  # the function's text when the job started
     finished: Any = None  # the pipeline's Finished event
 
 
