@@ -53,6 +53,28 @@ NEEDS = {
 }
 
 
+# Headers a reply includes for its own test code (a main that prints): kept only when
+# the rewrite itself uses them.
+PRINTING = {
+    "stdio.h": re.compile(r"\b(f?printf|puts|putchar|fputs|sprintf|snprintf)\s*\("),
+    "cstdio": re.compile(r"\b(std::)?(f?printf|puts|putchar|snprintf)\s*\("),
+    "iostream": re.compile(r"\bstd::(cout|cerr|clog|endl)\b"),
+    "time.h": re.compile(r"\b(clock|time)\s*\("),
+    "chrono": re.compile(r"\bstd::chrono\b"),
+}
+
+
+def _needed(include: str, code: str, language: str) -> bool:
+    """Whether a header the reply includes is needed by the code that is kept."""
+    header = re.sub(r"^#\s*include\s*[<\"]|[>\"].*$", "", include.strip())
+    if header in PRINTING:
+        return bool(PRINTING[header].search(strip_comments(code)))
+    for pattern, known in NEEDS.get(language, []):
+        if re.sub(r"\s", "", known) == re.sub(r"\s", "", include):
+            return bool(pattern.search(strip_comments(code)))
+    return True
+
+
 class FunctionLike(Protocol):
     name: str
     language: str
@@ -290,6 +312,10 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
     written = [" ".join(m.group(0).split()) for m in INCLUDE.finditer(block)]
     present = {re.sub(r"\s", "", m.group(0)) for m in INCLUDE.finditer(have)}
     includes = [inc for inc in dict.fromkeys(written) if re.sub(r"\s", "", inc) not in present]
+    unneeded = [inc for inc in includes if not _needed(inc, definitions, language)]
+    if unneeded:
+        includes = [inc for inc in includes if inc not in unneeded]
+        notes.append(f"dropped {', '.join(unneeded)} (not used by the rewrite)")
     for inc in _missing_includes(definitions, language, have + "\n" + "\n".join(includes)):
         includes.append(inc)
         notes.append(f"added {inc}")

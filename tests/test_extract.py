@@ -196,3 +196,32 @@ def test_dedupe_ignores_comments_and_spacing() -> None:
     b = extract(f"```c\n// fast\n{FAST_ROW_SUMS.replace('    ', '  ')}\n```", _info(), original_source=ROW_SUMS).candidate
     assert a is not None and b is not None
     assert dedupe_key(a) == dedupe_key(b)
+
+
+def test_test_code_and_its_headers_are_dropped() -> None:
+    source = (REPO / "examples" / "c" / "count_in_range.c").read_text()
+    info = _info(source, "count_in_range")
+    raw = """Here you go:
+```c
+#include <stdio.h>
+#include <omp.h>
+
+int count_in_range(const double *x, int n, double lo, double hi) {
+    int count = 0;
+    #pragma omp parallel for reduction(+:count)
+    for (int i = 0; i < n; i++)
+        if (x[i] >= lo && x[i] <= hi)
+            count++;
+    return count;
+}
+
+int main() {
+    double x[] = {1.0, 2.0};
+    printf("%d\\n", count_in_range(x, 2, 0.0, 1.5));
+    return 0;
+}
+```"""
+    result = extract(raw, info, original_source=source)
+    assert result.candidate is not None
+    assert result.candidate.includes == []
+    assert "main" not in result.candidate.code and "printf" not in result.candidate.code
