@@ -258,6 +258,31 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
     print(f"\nVS Code end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
 
 
+def test_the_cancel_button_of_the_progress_notification_stops_the_job(code_server: Any, built: Built, tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps([f"```c\n{FAST_C}\n```"]))
+    db = tmp_path / "prefs.db"
+    session = code_server(
+        {"perfalign.serverPath": str(PERFALIGN), "perfalign.backend": "fake", "perfalign.endpoint": str(replies),
+         "perfalign.samples": 1, "perfalign.dbPath": str(db)},
+        {"row_sums.c": EXAMPLE.read_text()},
+    )
+    source = session.workspace / "row_sums.c"
+    line = next(i for i, text in enumerate(EXAMPLE.read_text().splitlines()) if SLOW_LINE in text)
+    (session.e2e / "spec.json").write_text(json.dumps({"file": str(source), "line": line, "mode": "serial",
+                                                       "timeoutS": 120, "cancel": True}))
+    _browse(built, session, timeout_s=240)
+    result = _read_json(session.e2e / "result.json")
+    assert result["ok"], result.get("error")
+    # No suggestion was offered, the file is untouched, and the server said it cancelled.
+    assert not any(t.startswith("Apply verified rewrite") for t in result["cancelled"]["actionsAfter"]), result
+    assert source.read_text() == EXAMPLE.read_text()
+    toasts = _read_json(session.e2e / "notifications.json")
+    assert any("cancelled optimizing row_sums" in t for t in toasts), toasts
+    print(f"\nVS Code cancel: {time.monotonic() - t0:.1f} s")
+
+
 def test_vscode_says_how_to_fix_a_wrong_server_path(code_server: Any, built: Built, tmp_path: Path) -> None:
     t0 = time.monotonic()
     missing = tmp_path / "no-such-venv" / "bin" / "perfalign"

@@ -84,9 +84,17 @@ async function main(): Promise<number> {
     const resultFile = path.join(opts.dir, "result.json");
     for (;;) {
       for (const name of fs.readdirSync(opts.dir)) {
-        const m = /^shot-(.+)\.request$/.exec(name);
-        if (m?.[1] !== undefined) {
-          await page.screenshot({ path: path.join(opts.dir, `${m[1]}.png`) });
+        const shot = /^shot-(.+)\.request$/.exec(name);
+        if (shot?.[1] !== undefined) {
+          await page.screenshot({ path: path.join(opts.dir, `${shot[1]}.png`) });
+          fs.rmSync(path.join(opts.dir, name), { force: true });
+        }
+        const click = /^click-(.+)\.request$/.exec(name);
+        if (click?.[1] !== undefined) {
+          // A button of a notification toast, as a user would press it.
+          const button = page.locator(".notification-toast .monaco-button", { hasText: click[1] }).first();
+          await button.waitFor({ timeout: 20_000 });
+          await button.click();
           fs.rmSync(path.join(opts.dir, name), { force: true });
         }
       }

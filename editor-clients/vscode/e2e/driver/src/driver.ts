@@ -11,6 +11,8 @@ interface Spec {
   timeoutS: number;
   /** Only run the palette command on the open file (for the tests of a missing server). */
   paletteOnly?: boolean;
+  /** Start the job, press Cancel on its progress notification, and check that it stopped. */
+  cancel?: boolean;
 }
 
 interface Result {
@@ -24,6 +26,7 @@ interface Result {
   diffTab?: string;
   settingsChange?: { pidBefore: unknown; pidAfter: unknown; threshold: unknown };
   reportTab?: string;
+  cancelled?: { actionsAfter: string[] };
   textAfter?: string;
   dirtyAfter?: boolean;
 }
@@ -67,6 +70,16 @@ function commandOf(action: vscode.CodeAction): string | undefined {
 async function run(command: vscode.Command): Promise<unknown> {
   const args: unknown[] = command.arguments ?? [];
   return vscode.commands.executeCommand(command.command, ...args);
+}
+
+/** Ask the test runner (Playwright) to click a button of a notification, and wait until it has. */
+async function click(dir: string, label: string): Promise<void> {
+  const request = path.join(dir, `click-${label}.request`);
+  fs.writeFileSync(request, label);
+  const deadline = Date.now() + 30_000;
+  while (fs.existsSync(request) && Date.now() < deadline) {
+    await sleep(100);
+  }
 }
 
 /** Ask the test runner (Playwright) for a screenshot of the whole page, and wait until it is taken. */
@@ -116,6 +129,21 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
   }
   result.startAnswer = await run(start.command);
   step("job started");
+  if (spec.cancel === true) {
+    await click(dir, "Cancel");
+    step("cancel pressed");
+    // The job stops: the start action is offered again, and no suggestion appears.
+    await poll("the job to stop", 60, async () => {
+      const now = await codeActions(doc.uri, at, kind);
+      return now.some((a) => commandOf(a) === START[spec.mode]) && !now.some((a) => commandOf(a) === "perfalign.cancel")
+        ? now
+        : undefined;
+    });
+    await sleep(3000);
+    result.cancelled = { actionsAfter: (await codeActions(doc.uri, at, kind)).map((a) => a.title) };
+    step("job stopped");
+    return;
+  }
   await screenshot(dir, "progress");
 
   const apply = await poll("a verified suggestion", spec.timeoutS, async () =>
