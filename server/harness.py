@@ -480,11 +480,20 @@ def unit_source(
         "#line 1 \"function\"",
         code_rest,
         "#line 1 \"glue\"",
+        _external_declaration(plan),
         _side_glue(plan, side),
     ]
     if with_type_glue:
         parts.append(_type_glue(plan))
     return "\n".join(parts) + "\n"
+
+
+def _external_declaration(plan: HarnessPlan) -> str:
+    """In C, an ``extern`` declaration makes a plain ``inline`` definition an external one the glue can call."""
+    if plan.language != "c":
+        return ""
+    words = [w for w in plan.function.signature.split(" ") if w not in {"static", "inline", "__inline", "__inline__", "extern"}]
+    return "extern " + " ".join(words) + ";"
 
 
 def namespaces_to_add(plan: HarnessPlan, candidate_info: FunctionInfo) -> list[str]:
