@@ -255,6 +255,7 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
     change = result["settingsChange"]
     assert change["threshold"] == 1.25 and change["pidBefore"] == change["pidAfter"], change
     assert result["reportTab"] == "perfalign preferences"
+    assert result["restart"]["pidAfter"] != result["restart"]["pidBefore"]
     print(f"\nVS Code end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
 
 

@@ -27,6 +27,7 @@ interface Result {
   settingsChange?: { pidBefore: unknown; pidAfter: unknown; threshold: unknown };
   reportTab?: string;
   cancelled?: { actionsAfter: string[] };
+  restart?: { pidBefore: unknown; pidAfter: unknown };
   textAfter?: string;
   dirtyAfter?: boolean;
 }
@@ -208,6 +209,19 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
   result.reportTab = reportTab.label;
   step("report shown");
   await screenshot(dir, "report");
+
+  // The palette's "Restart server" starts a new server process.
+  await vscode.commands.executeCommand("perfalign.restartServer");
+  const restarted = await poll("a new server process", 60, async () => {
+    try {
+      const now = await report();
+      return now.pid !== undefined && now.pid !== changed.pid ? now : undefined;
+    } catch {
+      return undefined; // the command is registered again when the new client is up
+    }
+  });
+  result.restart = { pidBefore: changed.pid, pidAfter: restarted.pid };
+  step("server restarted");
 }
 
 export function activate(): void {
