@@ -114,6 +114,12 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     bad = [p for p in info.params if p.role is Role.UNSUPPORTED]
     if bad:
         raise HarnessError(f"cannot generate inputs for {bad[0].reason}")
+    written = global_writes(info)
+    if written:
+        raise HarnessError(
+            f"{info.name} writes the global '{written[0]}'; perfalign compares only what a function returns or writes "
+            "through its parameters (pass the array as a parameter)"
+        )
     template_map = {}
     for t in info.template_params:
         template_map[t] = notes.get("type", {}).get(t, "double")
@@ -196,6 +202,28 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
 def _is_number(elem: str, template_map: dict[str, str]) -> bool:
     elem = template_map.get(elem, elem)
     return cparse.is_float_type(elem) or cparse.is_integer_type(elem)
+
+
+def global_writes(info: FunctionInfo) -> list[str]:
+    """Names outside the function (globals) that its body assigns to."""
+    tree = cparse.parse(info.text, info.language)
+    local = {p.name for p in info.params}
+    assigned: list[str] = []
+    for node in cparse._walk(tree.root_node):
+        if node.type in {"declaration", "parameter_declaration", "for_range_loop"}:
+            for d in cparse._walk(node):
+                if d.type == "identifier" and d.parent is not None and d.parent.type in {
+                    "init_declarator", "declaration", "pointer_declarator", "array_declarator", "reference_declarator",
+                    "parameter_declaration", "for_range_loop",
+                }:
+                    if d.parent.type != "init_declarator" or d.parent.child_by_field_name("declarator") == d:
+                        local.add(cparse._txt(d))
+        elif node.type in {"assignment_expression", "update_expression"}:
+            target = node.child_by_field_name("left") or node.child_by_field_name("argument")
+            base = cparse._base_name(target)
+            if base is not None:
+                assigned.append(base)
+    return list(dict.fromkeys(n for n in assigned if n not in local and n != info.name))
 
 
 def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

@@ -97,7 +97,7 @@ def test_class_methods_are_refused_with_the_fix() -> None:
 
 def test_units_rename_every_exported_name_and_drop_what_the_candidate_redefines() -> None:
     src = "#include <math.h>\nint calls;\ndouble helper(double x) { return sqrt(x); }\n" \
-          "void f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = helper(a[i]); calls++; }\n"
+          "void f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = helper(a[i]) + calls; }\n"
     info = find_function(src, "c", name="f")
     plan = make_plan(info)
     candidate = "double helper(double x) { return x * x; }\nvoid f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = helper(a[i]); }\nint main(void) { return 0; }\n"
@@ -107,3 +107,11 @@ def test_units_rename_every_exported_name_and_drop_what_the_candidate_redefines(
     assert "sqrt" not in unit  # the context's helper gave way to the candidate's
     assert "int main" not in unit
     assert set(top_level_names(candidate, "c")) == {"helper", "f", "main"}
+
+
+def test_functions_that_write_globals_are_refused() -> None:
+    src = "double out[64];\nvoid f(const double *a, int n) { for (int i = 0; i < n; i++) out[i] = a[i]; }\n"
+    with pytest.raises(HarnessError, match="writes the global 'out'"):
+        plan_for(src, "f")
+    local = "void g(double *a, int n) { static int calls; double t[2]; calls++; for (int i = 0; i < n; i++) { t[0] = a[i]; a[i] = t[0] * 2; } }\n"
+    assert plan_for(local, "g").params[0].kind == KIND_OUT
