@@ -114,12 +114,13 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     bad = [p for p in info.params if p.role is Role.UNSUPPORTED]
     if bad:
         raise HarnessError(f"cannot generate inputs for {bad[0].reason}")
-    written = global_writes(info)
-    if written:
-        raise HarnessError(
-            f"{info.name} writes the global '{written[0]}'; perfalign compares only what a function returns or writes "
-            "through its parameters (pass the array as a parameter)"
-        )
+    for fn, written in [(info, global_writes(info)), *_helper_global_writes(info)]:
+        if written:
+            via = "" if fn is info else f" (through its helper {fn.name})"
+            raise HarnessError(
+                f"{info.name} writes the global '{written[0]}'{via}; perfalign compares only what a function returns "
+                "or writes through its parameters (pass the array as a parameter)"
+            )
     template_map = {}
     for t in info.template_params:
         template_map[t] = notes.get("type", {}).get(t, "double")
@@ -224,6 +225,18 @@ def global_writes(info: FunctionInfo) -> list[str]:
             if base is not None:
                 assigned.append(base)
     return list(dict.fromkeys(n for n in assigned if n not in local and n != info.name))
+
+
+def _helper_global_writes(info: FunctionInfo) -> list[tuple[FunctionInfo, list[str]]]:
+    """Global writes of the helper functions the context carries (only those the function needs)."""
+    out = []
+    for helper in cparse.list_functions(info.context, info.language):
+        try:
+            full = cparse.find_function(info.context, info.language, name=helper.qualified_name, line=helper.start_line)
+        except cparse.CParseError:
+            continue
+        out.append((full, global_writes(full)))
+    return out
 
 
 def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

@@ -115,3 +115,10 @@ def test_functions_that_write_globals_are_refused() -> None:
         plan_for(src, "f")
     local = "void g(double *a, int n) { static int calls; double t[2]; calls++; for (int i = 0; i < n; i++) { t[0] = a[i]; a[i] = t[0] * 2; } }\n"
     assert plan_for(local, "g").params[0].kind == KIND_OUT
+
+
+def test_a_helper_that_writes_a_global_is_refused_too() -> None:
+    src = "static double total;\nstatic void add(double x) { total += x; }\n" \
+          "void f(const double *a, int n) { for (int i = 0; i < n; i++) add(a[i]); }\n"
+    with pytest.raises(HarnessError, match="through its helper add"):
+        plan_for(src, "f")
