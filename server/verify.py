@@ -264,6 +264,15 @@ class FunctionVerifier:
         for (cmd, what), res in zip(jobs, results):
             if not res.ok:
                 self._check_cancel()
+                missing = re.search(r"undefined reference to [`']([^'`]+)'", res.stderr)
+                if missing:
+                    symbol = re.sub(r"^perfalign_[oc]_", "", missing.group(1))
+                    raise _Stop(self._verdict(
+                        Status.UNSUPPORTED,
+                        f"{info.qualified_name} uses '{symbol}', which this file does not define; perfalign builds the "
+                        "function with the helpers in its own file (a [project] table in perfalign.toml can use the "
+                        "project's build instead)",
+                    ))
                 if what == "the original" and "-fsanitize=address" in cmd and all(r.ok for r in results[:3]):
                     raise _Stop(self._verdict(Status.UNSUPPORTED, "cannot build the original with AddressSanitizer: " + _compiler_error(res)))
                 if _compiler_error(res).startswith("glue"):

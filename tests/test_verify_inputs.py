@@ -224,3 +224,10 @@ void jitter(double *out, int n) {
     verdict = verify_source(source, "c", "jitter", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "same result twice" in verdict.detail
+
+
+def test_a_helper_defined_in_another_file_is_named() -> None:
+    source = "double helper(double x);\nvoid f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = helper(a[i]); }\n"
+    verdict = verify_source(source, "c", "f", source, settings=QUICK)
+    assert verdict.status is Status.UNSUPPORTED
+    assert "uses 'helper', which this file does not define" in verdict.detail
