@@ -837,7 +837,9 @@ def _useful_flags(args: list[str], directory: Path) -> list[str]:
         elif arg.startswith("-I"):
             p = arg[2:]
             out.append("-I" + (p if Path(p).is_absolute() else str((directory / p).resolve())))
-        elif arg.startswith(("-D", "-U", "-std=", "-f", "-m")) and not arg.startswith(("-fdiagnostics", "-fcolor")):
+        elif arg.startswith(("-D", "-U", "-std=", "-f", "-m")) and not arg.startswith(
+            ("-fdiagnostics", "-fcolor", "-fsanitize", "-fprofile", "-fcoverage", "-ftest-coverage", "-fdebug-prefix")
+        ):
             out.append(arg)
         elif arg.startswith("-isystem"):
             out.append(arg)
