@@ -39,7 +39,7 @@ NEEDS = {
         (re.compile(r"\bomp_\w+\s*\("), "#include <omp.h>"),
         (re.compile(r"\bstd::(sqrt|exp|log|pow|fabs|abs|floor|ceil|sin|cos|fma|hypot)\s*\("), "#include <cmath>"),
         (re.compile(r"\bstd::(vector)\b"), "#include <vector>"),
-        (re.compile(r"\bstd::(sort|min|max|fill|copy|swap|reverse|min_element|max_element|transform|lower_bound|upper_bound|stable_sort|nth_element|fill_n|copy_n)\b"), "#include <algorithm>"),
+        (re.compile(r"\bstd::(sort|min|max|fill|copy|swap|reverse|min_element|max_element|minmax_element|transform|lower_bound|upper_bound|binary_search|stable_sort|nth_element|fill_n|copy_n|find|find_if|count|count_if|unique|any_of|all_of|none_of|for_each|remove|remove_if)\b"), "#include <algorithm>"),
         (re.compile(r"\bstd::(accumulate|inner_product|partial_sum|iota|exclusive_scan|inclusive_scan|reduce|transform_reduce)\b"), "#include <numeric>"),
         (re.compile(r"\bstd::(unordered_map)\b"), "#include <unordered_map>"),
         (re.compile(r"\bstd::(unordered_set)\b"), "#include <unordered_set>"),
