@@ -135,6 +135,8 @@ def test_optimize_in_neovim_applies_the_verified_rewrite_and_logs_accepted(nvim:
     # require("perfalign").set{} reached the server without restarting it.
     change = result["settingsChange"]
     assert change["threshold"] == 1.25 and change["pidBefore"] == change["pidAfter"], change
+    # :PerfalignRestart started a new server.
+    assert result["restart"]["pidAfter"] != result["restart"]["pidBefore"]
     print(f"\nNeovim end to end: {time.monotonic() - t0:.1f} s (driver steps: {result['steps']})")
 
 

@@ -154,6 +154,21 @@ local function drive()
   end)
   result.settingsChange = { pidBefore = before.pid, pidAfter = after.pid, threshold = after.settings.threshold }
   step("settings changed")
+
+  -- :PerfalignRestart starts a new server process for the buffer.
+  local old_id = perfalign.client(bufnr).id
+  vim.cmd("PerfalignRestart")
+  local restarted
+  wait("a new server process", 30, function()
+    local client = perfalign.client(bufnr)
+    if client == nil or client.id == old_id or not client.initialized then
+      return false
+    end
+    restarted = server_report()
+    return restarted.pid ~= nil and restarted.pid ~= after.pid
+  end)
+  result.restart = { pidBefore = after.pid, pidAfter = restarted.pid }
+  step("server restarted")
 end
 
 local ok, err = xpcall(drive, debug.traceback)

@@ -37,11 +37,12 @@ local function client_notify(client, method, params)
   return client.notify(method, params)
 end
 
+-- A polite stop: shutdown, then exit (the server cancels its jobs and closes the store).
 local function stop(client)
   if has_011 then
-    return client:stop(true)
+    return client:stop()
   end
-  return client.stop(true)
+  return client.stop()
 end
 
 local function notify(message, level)
@@ -232,13 +233,31 @@ end
 function M.restart()
   M.state.crashes = {}
   M.state.stopping = true
+  local buffers = {}
   for _, client in ipairs(vim.lsp.get_clients({ name = M.name })) do
+    for bufnr in pairs(client.attached_buffers or {}) do
+      buffers[bufnr] = true
+    end
     stop(client)
   end
-  vim.defer_fn(function()
+  -- Start again once the old processes are gone (at most 5 s), so no buffer keeps a dying client.
+  local waited = 0
+  local function again()
+    if #vim.lsp.get_clients({ name = M.name }) > 0 and waited < 5000 then
+      waited = waited + 100
+      vim.defer_fn(again, 100)
+      return
+    end
     M.state.stopping = false
+    for bufnr in pairs(buffers) do
+      if vim.api.nvim_buf_is_loaded(bufnr) then
+        M.start_buffer(bufnr)
+      end
+    end
     M.restart_buffers(nil)
-  end, 500)
+    notify("perfalign: the server was restarted")
+  end
+  vim.defer_fn(again, 100)
 end
 
 local function on_progress(ev)
