@@ -710,8 +710,14 @@ def _emit(node: Any, source: bytes, target: Any, needed: set[int], out: list[str
 
 
 def _emit_children(children: list[Any], source: bytes, target: Any, needed: set[int], out: list[str]) -> None:
+    previous: Any = None
     for child in children:
         t = child.type
+        if t == ";" and previous is not None and previous.type in {
+            "struct_specifier", "union_specifier", "enum_specifier", "class_specifier"
+        } and out:
+            out[-1] += ";"  # a type definition's semicolon is a separate node
+        previous = child
         if child.end_byte == target.end_byte or (t == "template_declaration" and child.end_byte == target.end_byte):
             continue
         if t == "function_definition" or (t == "template_declaration" and any(c.type == "function_definition" for c in child.children)):

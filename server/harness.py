@@ -106,7 +106,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             f"cannot read the perfalign annotation {unknown[0]!r}; items look like size(a)=n*n, range(idx)=0..n-1, "
             "value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6"
         )
-    if info.is_method:
+    if info.is_method and not is_static_member(info):
         raise HarnessError(
             f"{info.qualified_name} is a class method; perfalign verifies free functions (move the loop into a "
             "free function taking arrays and sizes)"
@@ -203,6 +203,11 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
 def _is_number(elem: str, template_map: dict[str, str]) -> bool:
     elem = template_map.get(elem, elem)
     return cparse.is_float_type(elem) or cparse.is_integer_type(elem)
+
+
+def is_static_member(info: FunctionInfo) -> bool:
+    """A method defined out of line whose declaration in the class says ``static`` (callable without an object)."""
+    return bool(re.search(rf"\bstatic\b[^;{{}}()]*\b{re.escape(info.name)}\s*\(", info.context))
 
 
 def global_writes(info: FunctionInfo) -> list[str]:
@@ -540,7 +545,8 @@ def _external_declaration(plan: HarnessPlan) -> str:
 def namespaces_to_add(plan: HarnessPlan, candidate_info: FunctionInfo) -> list[str]:
     """The original's namespaces, when the candidate was written without them."""
     info = plan.function
-    if info.namespaces and not candidate_info.namespaces and "::" not in candidate_info.qualified_name:
+    prefix = "::".join(info.namespaces) + "::"
+    if info.namespaces and not candidate_info.namespaces and not candidate_info.qualified_name.startswith(prefix):
         return list(info.namespaces)
     return []
 
@@ -555,33 +561,41 @@ def top_level_names(text: str, language: str) -> dict[str, list[tuple[int, int]]
 
     for fn in cparse.list_functions(text, language):
         out.setdefault(fn.qualified_name, []).append((fn.start_byte, fn.end_byte))
-    for node in tree.root_node.children:
-        t = node.type
-        if t in {"preproc_def", "preproc_function_def"}:
-            name = node.child_by_field_name("name")
-            if name is not None:
-                add(cparse._txt(name), node)
-        elif t == "type_definition":
-            for d in node.children_by_field_name("declarator"):
-                while d is not None and d.type not in {"type_identifier", "identifier"}:
-                    d = d.child_by_field_name("declarator")
-                if d is not None:
-                    add(cparse._txt(d), node)
-        elif t in {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}:
-            name = node.child_by_field_name("name")
-            if name is not None and node.child_by_field_name("body") is not None:
-                add(cparse._txt(name), node)
-        elif t == "declaration":
-            spec = node.child_by_field_name("type")
-            if spec is not None and spec.type in {"struct_specifier", "union_specifier", "enum_specifier"}:
-                name = spec.child_by_field_name("name")
-                if name is not None and spec.child_by_field_name("body") is not None:
+    def walk(parent: Any, prefix: str) -> None:
+        for node in parent.children:
+            t = node.type
+            if t == "namespace_definition":
+                name = node.child_by_field_name("name")
+                body = node.child_by_field_name("body")
+                if body is not None:
+                    walk(body, prefix + (cparse._txt(name) + "::" if name is not None else ""))
+            elif t in {"preproc_def", "preproc_function_def"}:
+                name = node.child_by_field_name("name")
+                if name is not None:
                     add(cparse._txt(name), node)
-            for d in node.children_by_field_name("declarator"):
-                while d is not None and d.type in {"init_declarator", "pointer_declarator", "array_declarator"}:
-                    d = d.child_by_field_name("declarator")
-                if d is not None and d.type == "identifier":
-                    add(cparse._txt(d), node)
+            elif t == "type_definition":
+                for d in node.children_by_field_name("declarator"):
+                    while d is not None and d.type not in {"type_identifier", "identifier"}:
+                        d = d.child_by_field_name("declarator")
+                    if d is not None:
+                        add(prefix + cparse._txt(d), node)
+            elif t in {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}:
+                name = node.child_by_field_name("name")
+                if name is not None and node.child_by_field_name("body") is not None:
+                    add(prefix + cparse._txt(name), node)
+            elif t == "declaration":
+                spec = node.child_by_field_name("type")
+                if spec is not None and spec.type in {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}:
+                    name = spec.child_by_field_name("name")
+                    if name is not None and spec.child_by_field_name("body") is not None:
+                        add(prefix + cparse._txt(name), node)
+                for d in node.children_by_field_name("declarator"):
+                    while d is not None and d.type in {"init_declarator", "pointer_declarator", "array_declarator"}:
+                        d = d.child_by_field_name("declarator")
+                    if d is not None and d.type == "identifier":
+                        add(prefix + cparse._txt(d), node)
+
+    walk(tree.root_node, "")
     return out
 
 
@@ -614,7 +628,7 @@ def _drop_main(code: str, language: str) -> str:
 
 def _callee(plan: HarnessPlan) -> str:
     info = plan.function
-    name = "::".join([*info.namespaces, info.name]) if plan.language == "cpp" else info.name
+    name = info.qualified_name if plan.language == "cpp" else info.name
     if plan.template_args:
         name += "<" + ", ".join(plan.template_args) + " >"
     return name

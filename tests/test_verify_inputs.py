@@ -231,3 +231,22 @@ def test_a_helper_defined_in_another_file_is_named() -> None:
     verdict = verify_source(source, "c", "f", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "uses 'helper', which this file does not define" in verdict.detail
+
+
+def test_struct_definitions_in_the_context_keep_their_semicolon() -> None:
+    source = "struct params { double a, b; };\nstatic const struct params P = {2.0, 1.0};\n" \
+             "void affine(const double *x, double *y, int n) { for (int i = 0; i < n; i++) y[i] = P.a * x[i] + P.b; }\n"
+    verdict = verify_source(source, "c", "affine", source, settings=QUICK)
+    assert verdict.status in TIMED, verdict.detail
+
+
+def test_a_static_member_function_is_called_through_its_class() -> None:
+    path = CASES / "cpp" / "static_member.cpp"
+    with FunctionVerifier(path.read_text(), "cpp", "Kernels::sum_sq", settings=QUICK, source_path=path) as v:
+        assert v.prepare() is None
+        assert v.verify(read("cpp", "static_member_good.cpp")).status in TIMED
+        assert v.verify(read("cpp", "static_member.cpp")).status in TIMED  # the whole file
+        wrong = read("cpp", "static_member_good.cpp").replace("s0 + s1", "s0")
+        assert v.verify(wrong).status is Status.INCORRECT
+    other = verify_source(path.read_text(), "cpp", "k::Kernels::scaled", path.read_text(), settings=QUICK)
+    assert other.status is Status.UNSUPPORTED and "class method" in other.detail
