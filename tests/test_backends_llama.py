@@ -1,0 +1,83 @@
+"""The llama.cpp backend on a tiny GGUF built offline: batched sampling and a LoRA adapter (needs the train extra)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("gguf")
+pytest.importorskip("peft")
+
+from perfalign.server import registry  # noqa: E402
+from perfalign.server.backends import create_backend  # noqa: E402
+from perfalign.server.backends.base import BackendCancelled  # noqa: E402
+from perfalign.server.settings import Settings  # noqa: E402
+
+MESSAGES = [{"role": "system", "content": "You are an expert in C."}, {"role": "user", "content": "Optimize: int sum(const int *a, int n)"}]
+
+
+@pytest.fixture(scope="module")
+def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny f32 base GGUF and a GGUF LoRA adapter with non-zero weights for it."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from perfalign.training import export, ggufio
+    from perfalign.training.config import ExportConfig
+    from perfalign.training.tiny import build_tiny_model
+
+    root = tmp_path_factory.mktemp("tiny-gguf")
+    base = build_tiny_model(root / "base")
+    model = AutoModelForCausalLM.from_pretrained(base)
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    base_gguf = ggufio.write_model_gguf(root / "base.gguf", model, tokenizer, dtype="f32")
+    torch.manual_seed(3)
+    peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=32, target_modules=["q_proj", "v_proj", "down_proj"],
+                                                  init_lora_weights=False))
+    peft_model.save_pretrained(root / "adapter")
+    result = export.main(ExportConfig(adapter_dir=str(root / "adapter"), base_gguf=str(base_gguf), dtype="f32",
+                                      check_sequences=0, output=str(root / "adapter.gguf")))
+    return base_gguf, result.adapter_gguf
+
+
+def _generate(backend, n: int, temperature: float, seed: int = 0, **kw):  # type: ignore[no-untyped-def]
+    return backend.generate(MESSAGES, n, max_tokens=16, temperature=temperature, top_p=0.95, seed=seed, **kw)
+
+
+def test_batched_samples_share_the_prompt(tiny_gguf: tuple[Path, Path]) -> None:
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    try:
+        seen: list[int] = []
+        greedy = _generate(backend, 3, 0.0, on_sample=lambda i, t: seen.append(i))
+        assert sorted(seen) == [0, 1, 2]
+        assert greedy[0] == greedy[1] == greedy[2]  # same prompt, greedy: every sequence sees the same cache
+        assert backend.last_stats.generated_tokens == sum(backend.last_stats.per_sample_tokens)
+        backend.batched = False
+        assert _generate(backend, 1, 0.0)[0] == greedy[0]  # one sequence alone decodes the same text
+        backend.batched = True
+        sampled = _generate(backend, 4, 1.0, seed=11)
+        assert _generate(backend, 4, 1.0, seed=11) == sampled  # seeded: repeatable
+        assert len(set(sampled)) > 1  # each sequence has its own seed
+        cancel = threading.Event()
+        cancel.set()
+        with pytest.raises(BackendCancelled):
+            _generate(backend, 2, 1.0, cancel=cancel)
+    finally:
+        backend.close()
+
+
+def test_lora_adapter_changes_the_output(tiny_gguf: tuple[Path, Path]) -> None:
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    registry.register_adapter("tiny-lora", "tiny-gguf", tiny_gguf[1], {"eval": {"note": "test"}}, scale=1.0)
+    plain = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    adapted = create_backend(Settings(model="tiny-lora"), options={"n_threads": 1})
+    try:
+        assert "adapter tiny-lora" in adapted.description
+        assert _generate(adapted, 1, 0.0) != _generate(plain, 1, 0.0)
+    finally:
+        plain.close()
+        adapted.close()
