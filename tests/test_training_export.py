@@ -52,6 +52,7 @@ def test_adapter_loads_in_llama_cpp_and_matches_peft(trained: tuple[Path, Path, 
     assert "blk.0.attn_q.weight.lora_a" in names and "blk.1.ffn_down.weight.lora_b" in names
     assert result.agreement is not None and result.agreement.passed, result.agreement
     assert result.agreement.adapter_effect > 0.01  # the adapter really changes the model
+    assert result.agreement.effect_correlation > 0.99
     card = json.loads(result.adapter_gguf.with_suffix(".json").read_text())
     assert card["lineage"]["data_snapshot_id"] == "pairs-test"
 

@@ -43,13 +43,14 @@ class Agreement:
     base_mean_abs_diff: float  # the same without the adapter: the quantization floor
     adapter_effect: float  # mean |log p PEFT(with) - log p PEFT(without)|
     effect_mean_abs_diff: float  # how far llama.cpp's adapter effect is from PEFT's
+    effect_correlation: float = 1.0  # per-token correlation of the two adapter effects
     passed: bool = False
 
     def summary(self) -> str:
         return (
             f"{self.sequences} sequences, {self.tokens} tokens: |Δlog p| {self.mean_abs_diff:.4f} with the adapter "
             f"({self.base_mean_abs_diff:.4f} without); adapter effect {self.adapter_effect:.4f}, "
-            f"reproduced within {self.effect_mean_abs_diff:.4f}"
+            f"reproduced within {self.effect_mean_abs_diff:.4f} (correlation {self.effect_correlation:.2f})"
         )
 
 
@@ -179,6 +180,23 @@ def llama_logprobs(base_gguf: Path, adapter_gguf: Path | None, sequences: list[l
     return out
 
 
+MIN_EFFECT = 0.005  # mean |Δ log p| below which an adapter's effect is too small to correlate
+MIN_CORRELATION = 0.5
+
+
+def _correlation(xs: list[float], ys: list[float]) -> float:
+    n = len(xs)
+    if n < 2:
+        return 1.0
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 0 or syy <= 0:
+        return 0.0
+    return sxy / math.sqrt(sxx * syy)
+
+
 def compare(peft_model: Any, sequences: list[list[int]], base_gguf: Path, adapter_gguf: Path, tolerance: float) -> Agreement:
     """Compare llama.cpp (base GGUF + adapter GGUF) with the PEFT model on ``sequences``."""
     with_peft = [_torch_logprobs(peft_model, s) for s in sequences]
@@ -201,9 +219,13 @@ def compare(peft_model: Any, sequences: list[list[int]], base_gguf: Path, adapte
         adapter_effect=mean([abs(a - b) for a, b in zip(wp, op, strict=True)]),
         effect_mean_abs_diff=mean([abs((a - b) - (c - d)) for a, b, c, d in zip(wl, ol, wp, op, strict=True)]),
     )
-    agreement.passed = agreement.mean_abs_diff <= tolerance and agreement.effect_mean_abs_diff <= max(
-        tolerance / 2, 0.25 * agreement.adapter_effect
-    )
+    effects_llama = [a - b for a, b in zip(wl, ol, strict=True)]
+    effects_peft = [a - b for a, b in zip(wp, op, strict=True)]
+    agreement.effect_correlation = _correlation(effects_llama, effects_peft)
+    # A quantized base adds per-token noise of the same size as a small fine-tune's effect, so the
+    # effect is compared by its shape (correlation) rather than token by token.
+    reproduced = agreement.adapter_effect < MIN_EFFECT or agreement.effect_correlation >= MIN_CORRELATION
+    agreement.passed = agreement.mean_abs_diff <= tolerance and reproduced
     return agreement
 
 
