@@ -33,7 +33,14 @@ if ((${#need[@]})); then
     echo "installing from $WHEELS: ${need[*]}" >&2
     "$PY" -m pip install -q --no-index --find-links "$WHEELS" "${need[@]}"
 fi
-"$PY" -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null
+# perfalign itself: an editable install, or (no setuptools there) its folders on PYTHONPATH.
+if ! "$PY" -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1; then
+    shim="$OUT/.pythonpath"
+    mkdir -p "$shim/perfalign"
+    for pkg in server training models; do ln -sfn "$PWD/$pkg" "$shim/perfalign/$pkg"; done
+    export PYTHONPATH="$shim${PYTHONPATH:+:$PYTHONPATH}"
+fi
+"$PY" -c "import perfalign.training.gpu_loop" || { echo "perfalign cannot be imported" >&2; exit 2; }
 command -v gcc >/dev/null || { echo "gcc is needed to verify candidates" >&2; exit 2; }
 
 timeout --signal=INT "$((BUDGET + 120))" "$PY" -m perfalign.training.gpu_loop \
