@@ -54,8 +54,8 @@ TINY_C = "int twice(int x) {\n    return 2 * x;\n}\n"
 
 
 
-def _run(argv: list[str], cwd: Path, timeout: float) -> None:
-    env = {**os.environ, "PATH": f"{NODE.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+def _run(argv: list[str], cwd: Path, timeout: float, extra_env: dict[str, str] | None = None) -> None:
+    env = {**os.environ, "PATH": f"{NODE.parent}{os.pathsep}{os.environ.get('PATH', '')}", **(extra_env or {})}
     proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise AssertionError(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -327,6 +327,8 @@ def test_extension_type_checks_lints_and_packages_only_what_it_runs(built: Built
     import zipfile
 
     _run(["npm", "run", "check"], VSCODE, 300)
+    # How the server is found (serverPath, PATH, pythonPath), in node's test runner.
+    _run(["npm", "test"], VSCODE, 300, {"PERFALIGN_PYTHON": sys.executable})
     names = set(zipfile.ZipFile(built.vsix).namelist())
     shipped = {n for n in names if n.startswith("extension/")}
     assert shipped == {"extension/package.json", "extension/readme.md", "extension/LICENSE.txt", "extension/out/extension.js"}, shipped
