@@ -17,6 +17,7 @@ from perfalign.server import cparse
 from perfalign.server.cparse import CParseError
 
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
+DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\b.*$", re.MULTILINE)
 INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"][^>\"]+[>\"].*$", re.MULTILINE)
 PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b.*$")
 LOOP_PRAGMA = re.compile(r"#\s*pragma\s+omp\s+(parallel\s+for|for|simd|parallel\s+for\s+simd|taskloop)\b")
@@ -319,6 +320,15 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
     for inc in _missing_includes(definitions, language, have + "\n" + "\n".join(includes)):
         includes.append(inc)
         notes.append(f"added {inc}")
+    # Macros the reply defines and the rewrite uses (and the file does not define) go with it.
+    defined = {m.group(1) for m in DEFINE.finditer(have)}
+    macros = [m.group(0).strip() for m in DEFINE.finditer(block)
+              if m.group(1) not in defined and re.search(rf"\b{m.group(1)}\b", strip_comments(definitions))
+              and m.group(0) not in definitions]
+    if macros:
+        definitions = "\n".join(dict.fromkeys(macros)) + "\n\n" + definitions
+        helpers = ["\n".join(dict.fromkeys(macros)), *helpers]
+        notes.append(f"kept {len(macros)} macro definition(s) the rewrite uses")
     code = "\n".join(includes) + ("\n\n" if includes else "") + definitions + "\n"
     return Extraction(
         Candidate(code=code, function_code=function_code, includes=includes, helpers=helpers, notes=notes)

@@ -225,3 +225,13 @@ int main() {
     assert result.candidate is not None
     assert result.candidate.includes == []
     assert "main" not in result.candidate.code and "printf" not in result.candidate.code
+
+
+def test_macros_the_rewrite_uses_come_along() -> None:
+    raw = "```c\n#define BLOCK 64\n#define UNUSED 1\n\n" + FAST_ROW_SUMS.replace("j < n; j++)", "j < n; j++) /* BLOCK */").replace(
+        "double s = 0.0;", "double s = 0.0 * BLOCK;") + "\n```"
+    result = extract(raw, _info(), original_source=ROW_SUMS)
+    assert result.candidate is not None
+    assert "#define BLOCK 64" in result.candidate.code and "UNUSED" not in result.candidate.code
+    assert result.candidate.replacement.startswith("#define BLOCK 64")
+    cparse.find_function(result.candidate.code, "c", name="row_sums")
