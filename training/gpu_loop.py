@@ -137,12 +137,15 @@ def main(argv: list[str] | None = None) -> int:
 
     # 4. Export the final adapter as GGUF (checked in llama.cpp when it is installed).
     exported: dict[str, Any] = {}
-    if adapter and args.model.endswith(".gguf"):
+    if adapter:
         check = 3 if has("llama_cpp") else 0
         if not check:
             clock.notes.append("llama-cpp-python absent: the GGUF adapter was written but not checked against PEFT here")
         ex = clock.stage(
-            "export", export.main, ExportConfig(adapter_dir=adapter, base=args.model, base_gguf=args.model, output=str(out / "adapter.gguf"), check_sequences=check)
+            "export", export.main, ExportConfig(
+                adapter_dir=adapter, base=args.model, base_gguf=args.model if args.model.endswith(".gguf") else "",
+                output=str(out / "adapter.gguf"), check_sequences=check,
+            )
         )
         if ex is not None:
             log(ex.summary())
