@@ -152,6 +152,7 @@ class EvalConfig:
     adapter: str = opt("", "Trained adapter (GGUF LoRA or PEFT folder); evaluated beside the base.")
     engine: str = opt("auto", "Sampler: llama-cpp, transformers or auto.")
     functions: list[str] = opt([], "Held-out C/C++ files or folders (default: the project's examples/).")
+    max_functions: int = opt(0, "Evaluate the first N functions only (0: all); both models get the same ones.")
     modes: list[str] = opt(["serial"], "serial and/or openmp.")
     samples: int = opt(4, "Candidates per function (n >= max k).")
     ks: list[int] = opt([1, 2, 4], "The k values reported.")

@@ -126,9 +126,13 @@ def evaluate_model(
     per_problem: list[list[metrics.Sample]] = []
     rows: list[dict[str, Any]] = []
     functions: list[dict[str, Any]] = []
+    considered = 0
     for index, task in enumerate(tasks(default_functions(config.functions))):
         if isinstance(task, str):
             continue
+        if config.max_functions and considered >= config.max_functions:
+            break
+        considered += 1
         for mode in config.modes:
             progress(f"{sampler.name}: {task.info.name} ({mode})")
             messages, _ = build_messages(task, mode, settings)

@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         base=args.model, engine="transformers", corpus=args.corpus, output=str(pairs), samples=args.samples,
         max_tokens=args.max_tokens, temperature=0.8, verify_workers=args.verify_workers, repetitions=7, eval_percent=0,
     )
-    sp = clock.stage("self-play", lambda: selfplay.run(sp_config, sampler=sampler, progress=log))
+    sp_deadline = time.monotonic() + 0.35 * clock.left()
+    sp = clock.stage("self-play", lambda: selfplay.run(sp_config, sampler=sampler, progress=log, deadline=sp_deadline))
     if sp is not None:
         log(sp.summary())
 
@@ -158,8 +159,13 @@ def main(argv: list[str] | None = None) -> int:
 
         def evaluate_both() -> Any:
             samples = args.samples if clock.left() > 200 else max(2, args.samples // 2)
+            # Each model costs about what self-play spent per function; keep 60 s for the card.
+            per_function = (sp.seconds / max(sp.functions, 1)) * samples / args.samples if sp else 30.0
+            functions = max(3, int((clock.left() - 60) / (2 * max(per_function, 1.0))))
+            log(f"evaluating {functions} functions, {samples} samples each, per model")
             config = EvalConfig(
                 base=args.model, adapter=adapter, engine="transformers", functions=args.eval_functions, samples=samples,
+                max_functions=functions,
                 ks=[k for k in (1, 2, 4, 8) if k <= samples], max_tokens=args.max_tokens, verify_workers=args.verify_workers,
                 repetitions=7, output_dir=str(eval_dir),
             )

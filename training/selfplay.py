@@ -221,7 +221,13 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
             return list(pool.map(one, codes))
 
 
-def run(config: SelfPlayConfig, sampler: Any | None = None, progress: Callable[[str], None] = lambda m: None) -> SelfPlayResult:
+def run(
+    config: SelfPlayConfig,
+    sampler: Any | None = None,
+    progress: Callable[[str], None] = lambda m: None,
+    deadline: float | None = None,
+) -> SelfPlayResult:
+    """Self-play over the corpus; with ``deadline`` (a ``time.monotonic()`` value) no new function starts after it."""
     from perfalign.server.settings import Settings
     from perfalign.training.rewards import extract_code
     from perfalign.training.sampling import open_sampler
@@ -246,6 +252,9 @@ def run(config: SelfPlayConfig, sampler: Any | None = None, progress: Callable[[
                 result.skipped.append(item)
                 continue
             if config.max_functions and result.functions >= config.max_functions:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                result.skipped.append("stopped at the time limit")
                 break
             result.functions += 1
             for mode in config.modes:
