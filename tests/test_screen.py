@@ -101,6 +101,13 @@ def test_unsafe_headers_are_rejected_safe_ones_pass() -> None:
     assert screen("#include <math.h>\n#include <omp.h>\n" + ORIGINAL_C, ORIGINAL_C, "c") is None
 
 
+def test_habitual_stdio_include_passes_but_its_file_functions_do_not() -> None:
+    assert screen("#include <stdio.h>\n#include <stdlib.h>\n" + ORIGINAL_C, ORIGINAL_C, "c") is None
+    candidate = "#include <stdio.h>\n" + BODY.format(stmt='FILE *f = fopen("/etc/passwd", "r");')
+    reason = screen(candidate, ORIGINAL_C, "c")
+    assert reason is not None and "fopen" in reason
+
+
 def test_macro_that_names_an_unsafe_function_is_rejected() -> None:
     candidate = "#define RUN system\n" + BODY.format(stmt='RUN("id");')
     reason = screen(candidate, ORIGINAL_C, "c")
