@@ -388,6 +388,7 @@ async def start_job(ls: PerfalignServer, arg: dict[str, Any], mode: str) -> dict
             f"already {MODE_VERB[running.mode]} {name}; wait for it or cancel it before {MODE_VERB[mode]} it",
         )
     ls.refresh_settings(announce=False)
+    _warn_if_unsandboxed(ls)
     job = Job(uri=uri, function=name, mode=mode, version=view.version)
     # The previous result for this function is replaced: what it still offered goes unused.
     previous = ls.results.get(uri, {}).pop(name, None)
@@ -400,6 +401,16 @@ async def start_job(ls: PerfalignServer, arg: dict[str, Any], mode: str) -> dict
         ls.log(f"{name}: working on the editor's text, which is not saved")
     ls.jobs.start(job, functools.partial(_work, ls, view, span), functools.partial(on_event, ls), functools.partial(on_done, ls))
     return {"status": "started", "job": job.id, "function": name, "mode": mode}
+
+
+def _warn_if_unsandboxed(ls: PerfalignServer) -> None:
+    """Say once, in the editor, what protection is missing when model-written code runs without bubblewrap."""
+    from perfalign.server.sandbox import sandbox_status
+
+    warning = sandbox_status(bool(ls.settings.sandbox)).warning
+    if warning and ("", warning) not in ls.warned:
+        ls.warned.add(("", warning))
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=warning))
 
 
 def _differs_from_disk(view: DocView) -> bool:

@@ -531,6 +531,20 @@ async def test_reject_show_diff_and_dismiss_are_logged(tmp_path: Path) -> None:
         assert list(ed.client.diagnostics[uri]) == []
 
 
+async def test_running_without_the_sandbox_is_said_once_in_the_editor(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST], sandbox=False, **QUICK)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text) + 2)
+        await ed.wait_finished()
+        await start_job(ed, uri, start_line(ed.texts[uri]) + 2)
+        await ed.wait_finished(2)
+        warnings = [m for m in ed.client.messages if "sandbox is switched off" in m.message]
+        assert len(warnings) == 1 and warnings[0].type == types.MessageType.Warning
+        assert "sandbox = true" in warnings[0].message
+
+
 async def test_show_diff_falls_back_to_a_diff_document(tmp_path: Path) -> None:
     async with editor(tmp_path, fake_settings(tmp_path, [FAST], **QUICK), diff_notification=False) as ed:
         text = (ed.root / "kernels.c").read_text()
