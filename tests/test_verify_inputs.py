@@ -107,6 +107,27 @@ void magnitudes(const double *z, double *out, int n) {
     assert verdict.status in TIMED, verdict.detail
 
 
+def test_check_sizes_too_big_for_memory_fall_back_to_the_problem_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # When the time estimate calls every larger size cheap, an n*n function asks for check sizes
+    # (65537**2 doubles) that no run can allocate: the verifier checks up to the problem size instead.
+    import perfalign.server.verify as verify_module
+
+    monkeypatch.setattr(verify_module, "_cost_model", lambda *args, **kwargs: (lambda size: 0.0))
+    source = read("bad", "pointer_pairs.c")
+    (tmp_path / "pairs.c").write_text(source)
+    (tmp_path / "perfalign.toml").write_text('[functions.magnitudes]\nsize = { z = "2*n*n", out = "n*n" }\n')
+    wrong = """
+void magnitudes(const double *z, double *out, int n) {
+    for (int i = 0; i < n * n; i++)
+        out[i] = z[2 * i] * z[2 * i];
+}
+"""
+    verdict = verify_source(source, "c", "magnitudes", wrong, settings=QUICK, source_path=tmp_path / "pairs.c")
+    assert verdict.status is Status.INCORRECT, verdict.detail
+
+
 def test_a_stated_size_that_is_too_small_is_reported() -> None:
     source = read("bad", "pointer_pairs.c").replace("size(z)=2*n*n", "size(z)=n*n")
     verdict = verify_source(source, "c", "magnitudes_annotated", source, settings=QUICK)
