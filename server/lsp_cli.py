@@ -3,10 +3,15 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import signal
 import sys
+import threading
 
 import click
+
+# Seconds an orderly exit on SIGTERM may take before the process leaves regardless.
+STOP_GRACE_S = 10.0
 
 
 class _OneLine(logging.Formatter):
@@ -69,6 +74,10 @@ def serve(address: str | None, verbose: bool) -> None:
     from perfalign.server.lsp import server
 
     def stop(signum: int, frame: object) -> None:
+        # Leave in order (jobs cancelled, the store flushed); should that not finish in time, leave anyway.
+        watchdog = threading.Timer(STOP_GRACE_S, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
         raise SystemExit(0)
 
     # SIGTERM ends the server like EOF does: jobs are cancelled and their processes killed.
