@@ -117,6 +117,7 @@ _RESULT = object()  # commands answer {"status", "message"} when they fail
 @guarded()
 def initialize(ls: PerfalignServer, params: types.InitializeParams) -> None:
     ls.loop = asyncio.get_running_loop()
+    _route_sigterm_through_the_loop(ls.loop)
     root = ls.workspace.root_path
     if not root and params.workspace_folders:
         root = to_fs_path(params.workspace_folders[0].uri)
@@ -128,6 +129,19 @@ def initialize(ls: PerfalignServer, params: types.InitializeParams) -> None:
         ls.diff_notification = bool(experimental.get("perfalignShowDiff"))
     if isinstance(options, dict) and options.get("showDiffNotification") is not None:
         ls.diff_notification = bool(options.get("showDiffNotification"))
+
+
+def _route_sigterm_through_the_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Let SIGTERM wake the event loop: a plain signal handler can miss a loop asleep in epoll."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGTERM)
+    if not callable(handler) or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        loop.add_signal_handler(signal.SIGTERM, handler, signal.SIGTERM, None)
+    except (NotImplementedError, RuntimeError, ValueError):
+        logger.debug("SIGTERM stays with the plain signal handler")
 
 
 @server.feature(types.INITIALIZED)
