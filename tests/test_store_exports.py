@@ -120,7 +120,7 @@ def test_split_is_by_function_and_deterministic(store: CandidateStore, tmp_path:
 
 
 def test_exports_load_with_datasets_in_the_shape_trl_expects(store: CandidateStore, tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
+    import datasets
     populate(store)
     result = export(store, tmp_path / "out", eval_percent=0)
     assert result.rows == {"dpo": 4, "reward": 9, "sft": 1, "rl": 2}
@@ -148,7 +148,7 @@ def test_exports_load_with_datasets_in_the_shape_trl_expects(store: CandidateSto
 
 
 def test_exports_are_conversational_for_trl(store: CandidateStore, tmp_path: Path) -> None:
-    data_utils = pytest.importorskip("trl.data_utils")
+    from trl import data_utils
     populate(store)
     result = export(store, tmp_path / "out")
     for kind in ("dpo", "reward", "sft", "rl"):
