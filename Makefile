@@ -2,11 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# llama-cpp-python builds from source; the multimodal part is not needed.
-export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# llama-cpp-python builds from source, for this CPU (scripts/build-llama.sh).
 PIP := $(BIN)/python -m pip
 
-.PHONY: system venv install install-dev model demo test test-fast
+.PHONY: system venv llama install install-dev model demo test test-fast
 
 system:
 	./scripts/bootstrap-system.sh
@@ -17,10 +16,13 @@ $(BIN)/python:
 
 venv: $(BIN)/python
 
-install: system venv
+llama: system venv
+	./scripts/build-llama.sh $(BIN)/python
+
+install: llama
 	$(PIP) install -q -e .
 
-install-dev: system venv
+install-dev: llama
 	$(PIP) install -q -e '.[dev,train]'
 	./scripts/bootstrap-editors.sh
 

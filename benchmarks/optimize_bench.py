@@ -8,6 +8,11 @@ sampling of 4 candidates for the same prompt, side by side in one run.
 
     .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
         [--mode serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only]
+        [--option KEY=VALUE ...]
+
+``--option`` passes backend options (``lookahead=0``, ``n_threads=1``, ...).
+The token measurement runs twice: with the backend's options as given and with
+drafting off (``lookahead=0``), so pure batching is measured too.
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from perfalign.server import cparse
 from perfalign.server.backends import create_backend
 from perfalign.server.events import Finished, VerdictReady
 from perfalign.server.optimize import OptimizeRequest, run_optimize
-from perfalign.server.prompts import build_messages
+from perfalign.server.prompts import STOP, build_messages
 from perfalign.server.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,7 +50,11 @@ def peak_rss_mb() -> float:
 
 
 def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens: int) -> dict[str, float]:
-    """Batched and sequential sampling of 4 candidates of the same prompt, same seeds."""
+    """Batched and sequential sampling of 4 candidates of the same prompt, same seeds.
+
+    Sequential reads the prompt once too (as llama-cpp-python's prefix cache
+    would), then runs the 4 sequences one after another.
+    """
     text = path.read_text()
     info = cparse.find_function(text, cparse.language_for(path), name=name)
     messages = build_messages(info, "serial", settings)
@@ -53,10 +62,13 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
     for label, batched in (("sequential", False), ("batched", True)):
         backend.batched = batched
         start = time.perf_counter()
-        backend.generate(messages, 4, max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7)
+        backend.generate(messages, 4, max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7, stop=STOP)
         wall = time.perf_counter() - start
         stats = backend.last_stats
         result[f"{label}_tokens"] = stats.generated_tokens
+        result[f"{label}_steps"] = stats.steps
+        result[f"{label}_drafted"] = stats.drafted_tokens
+        result[f"{label}_accepted"] = stats.accepted_tokens
         result[f"{label}_tok_s"] = round(stats.tokens_per_s, 2)
         result[f"{label}_wall_s"] = round(wall, 2)
         result[f"{label}_end_to_end_tok_s"] = round(stats.generated_tokens / wall, 2)
@@ -77,14 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--tokens-only", action="store_true", help="only the batched vs sequential measurement")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a backend option")
     args = parser.parse_args(argv)
+    options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
 
     settings = Settings(model=args.model or Settings().model)
     t0 = time.perf_counter()
-    backend = create_backend(settings)
+    backend = create_backend(settings, options=options)
     load_s = time.perf_counter() - t0
     print(f"model {settings.model} loaded in {load_s:.1f} s; {backend.description}", flush=True)
-    report: dict[str, object] = {"model": settings.model, "samples": args.samples, "load_s": round(load_s, 2)}
+    report: dict[str, object] = {"model": settings.model, "samples": args.samples, "load_s": round(load_s, 2),
+                                 "options": options, "backend": backend.description}
 
     rows = []
     if not args.tokens_only:
@@ -134,6 +149,11 @@ def main(argv: list[str] | None = None) -> int:
         path, name = examples({"row_sums"})[0]
         report["tokens"] = tokens_per_s(backend, settings, path, name, max_tokens=256)
         print("tokens:", json.dumps(report["tokens"]), flush=True)
+        if getattr(backend, "options", None) is not None and backend.options.lookahead:
+            lookahead, backend.options.lookahead = backend.options.lookahead, 0
+            report["tokens_without_drafts"] = tokens_per_s(backend, settings, path, name, max_tokens=256)
+            backend.options.lookahead = lookahead
+            print("tokens without drafts:", json.dumps(report["tokens_without_drafts"]), flush=True)
     report["peak_rss_mb"] = round(peak_rss_mb(), 1)
     backend.close()
     summary = {k: v for k, v in report.items() if k != "rows"}

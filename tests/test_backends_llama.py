@@ -1,6 +1,7 @@
 """The llama.cpp backend on a tiny GGUF built offline: batched sampling and a LoRA adapter (needs the train extra)."""
 from __future__ import annotations
 
+import platform
 import threading
 from pathlib import Path
 
@@ -81,3 +82,68 @@ def test_lora_adapter_changes_the_output(tiny_gguf: tuple[Path, Path]) -> None:
     finally:
         plain.close()
         adapted.close()
+
+
+def test_drafted_tokens_never_change_the_text(tiny_gguf: tuple[Path, Path]) -> None:
+    """Prompt-lookup drafts only save steps: greedy and seeded samples are the same text."""
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    plain = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "lookahead": 0})
+    drafting = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "lookahead": 4, "batch_fill": 0})
+    try:
+        for temperature, seed in ((0.0, 0), (1.0, 5)):
+            kw = {"max_tokens": 48, "temperature": temperature, "top_p": 0.95, "seed": seed}
+            expected = plain.generate(MESSAGES, 3, **kw)
+            assert plain.last_stats.drafted_tokens == 0
+            assert drafting.generate(MESSAGES, 3, **kw) == expected
+            drafting.batched = False
+            assert drafting.generate(MESSAGES, 3, **kw) == expected
+            drafting.batched = True
+        assert drafting.last_stats.drafted_tokens > 0
+        assert drafting.last_stats.steps < drafting.last_stats.generated_tokens
+    finally:
+        plain.close()
+        drafting.close()
+
+
+def test_sampling_leaves_cores_to_the_verifier_once_a_sample_is_out(tiny_gguf: tuple[Path, Path]) -> None:
+    import llama_cpp
+
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 2, "n_threads_verifying": 1})
+    try:
+        threads: list[int] = []
+        backend.generate(MESSAGES, 3, max_tokens=16, temperature=1.0, top_p=0.95, seed=1,
+                         on_sample=lambda i, t: threads.append(llama_cpp.llama_n_threads(backend._ctx)))
+        assert threads == [2, 1, 1]
+        backend.generate(MESSAGES, 1, max_tokens=4, temperature=1.0, top_p=0.95, seed=1,
+                         on_sample=lambda i, t: threads.append(llama_cpp.llama_n_threads(backend._ctx)))
+        assert threads[-1] == 2  # a new request starts on every core again
+    finally:
+        backend.close()
+
+
+def test_extra_buffer_types_follow_the_build(tiny_gguf: tuple[Path, Path]) -> None:
+    """Repacked weights are used unless the build has AMX kernels, which can kill the process."""
+    import llama_cpp
+
+    from perfalign.server.backends.llama_cpp import has_amx_kernels
+
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    try:
+        assert backend.extra_buffer_types is not has_amx_kernels(llama_cpp)
+    finally:
+        backend.close()
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="AMX exists on x86-64 only")
+def test_make_install_builds_llama_cpp_without_amx_kernels() -> None:
+    """scripts/build-llama.sh leaves AMX out, so repacked weights are safe to use."""
+    import llama_cpp
+
+    from perfalign.server.backends.llama_cpp import has_amx_kernels
+
+    llama_cpp.llama_backend_init()
+    info = llama_cpp.llama_print_system_info().decode()
+    assert "REPACK = 1" in info
+    assert not has_amx_kernels(llama_cpp), f"llama.cpp was built with AMX kernels: {info}; run scripts/build-llama.sh"

@@ -2,10 +2,17 @@
 
 llama-cpp-python's high-level API samples one completion at a time. Here the
 N samples are N sequences of one batch: the prompt is decoded once with all N
-sequence ids, so its KV cache is shared, then every step decodes one token
-of each still-running sequence in a single ``llama_decode`` call, and each
-sequence draws its next token with its own sampler (own seed). A step costs
-about as much as one sequence's step, so N samples take little longer than one.
+sequence ids, so its KV cache is shared, then every step decodes the next
+token of each still-running sequence in a single ``llama_decode`` call, and
+each sequence draws its next token with its own sampler (own seed).
+
+Each step also carries drafted tokens (prompt lookup): a rewrite repeats much
+of the function it was given, so when a sequence's last tokens occur earlier
+in the prompt, the tokens that followed them there are decoded in the same
+batch. Sampling then walks the drafts: while the token drawn from the model's
+distribution equals the draft, it is accepted at no extra cost; at the first
+difference the drawn token is kept and the rest of the draft is forgotten.
+Every token is still drawn from the model's own distribution.
 """
 from __future__ import annotations
 
@@ -36,16 +43,27 @@ _LOG_CALLBACK: Any = None
 
 class LlamaCppOptions(Options):
     n_ctx: int = 0  # 0: sized for each request (prompt + n * max_tokens)
-    n_threads: int = 0  # 0: half the cores (the verifier times candidates on the others)
+    n_threads: int = 0  # 0: every core, until the first sample goes to the verifier
+    n_threads_verifying: int = 0  # 0: half the cores, once the verifier is timing candidates
     n_batch: int = 512
     adapter_scale: float | None = None  # LoRA scale; default: the manifest's
     top_k: int = 40
     verbose: bool = False
     batched: bool = True  # False: the N samples one after another (for comparison)
-    # ggml's extra weight layouts (AMX tiles, repacking). Off by default: AMX
-    # instructions kill the process (SIGILL) on CPUs or sandboxes that report
-    # AMX without enabling it, and a crash cannot be turned into a message.
-    extra_buffer_types: bool = False
+    # Prompt lookup: draft up to this many tokens per step by finding the last
+    # few generated tokens earlier in the prompt or the sample (a rewrite copies
+    # much of the original) and check them all in the same batch. 0: off.
+    lookahead: int = 3  # most drafted tokens per sequence and step
+    lookup_ngram: int = 3  # longest n-gram looked up (down to 2)
+    # Drafts only fill each step's batch up to a multiple of this many tokens
+    # (ggml's CPU kernels multiply 4 columns at once); 0: always draft `lookahead`.
+    batch_fill: int = 4
+    # ggml's extra weight layouts (weights repacked for the CPU's matrix kernels:
+    # faster sampling, and several sequences per step cost little more than one).
+    # None: on, unless this llama.cpp build has AMX kernels, which kill the process
+    # (SIGILL) on CPUs and virtual machines that report AMX without enabling it;
+    # `make install` builds llama.cpp without them (scripts/build-llama.sh).
+    extra_buffer_types: bool | None = None
 
 
 @dataclass
@@ -57,10 +75,45 @@ class GenerationStats:
     prompt_s: float = 0.0
     generate_s: float = 0.0
     per_sample_tokens: list[int] = field(default_factory=list)
+    steps: int = 0
+    drafted_tokens: int = 0
+    accepted_tokens: int = 0
 
     @property
     def tokens_per_s(self) -> float:
         return self.generated_tokens / self.generate_s if self.generate_s > 0 else 0.0
+
+
+class PromptLookup:
+    """Drafts for one sequence: what followed the latest earlier occurrence of its last n-gram.
+
+    The index maps every n-gram (2 <= n <= ``max_ngram``) of the prompt and the
+    sample so far to the position right after its latest occurrence.
+    """
+
+    def __init__(self, prompt: list[int], max_ngram: int = 3) -> None:
+        self.tokens: list[int] = []
+        self.sizes = range(max(2, max_ngram), 1, -1)
+        self.index: dict[tuple[int, ...], int] = {}
+        for token in prompt:
+            self.append(token)
+
+    def append(self, token: int) -> None:
+        end = len(self.tokens)
+        for size in self.sizes:
+            if end >= size:
+                self.index[tuple(self.tokens[end - size : end])] = end
+        self.tokens.append(token)
+
+    def draft(self, limit: int) -> list[int]:
+        """Up to ``limit`` tokens that may come next; empty when nothing matches."""
+        for size in self.sizes:
+            if len(self.tokens) < size:
+                continue
+            follow = self.index.get(tuple(self.tokens[-size:]))
+            if follow is not None:
+                return self.tokens[follow : follow + limit]
+        return []
 
 
 def _llama() -> Any:
@@ -69,6 +122,11 @@ def _llama() -> Any:
     except ImportError:
         raise BackendError("the llama-cpp backend needs llama-cpp-python: pip install llama-cpp-python") from None
     return llama_cpp
+
+
+def has_amx_kernels(lib: Any) -> bool:
+    """Whether the loaded llama.cpp was compiled with AMX kernels (see ``extra_buffer_types``)."""
+    return "AMX" in lib.llama_print_system_info().decode(errors="replace")
 
 
 def _quiet(lib: Any) -> None:
@@ -120,7 +178,10 @@ class LlamaCppBackend(Backend):
                 _quiet(lib)
             lib.llama_backend_init()
         params = lib.llama_model_default_params()
-        params.use_extra_bufts = options.extra_buffer_types
+        self.extra_buffer_types = (
+            options.extra_buffer_types if options.extra_buffer_types is not None else not has_amx_kernels(lib)
+        )
+        params.use_extra_bufts = self.extra_buffer_types
         self._model = lib.llama_model_load_from_file(str(path).encode(), params)
         if not self._model:
             raise BackendError(f"llama.cpp could not load {path}: the file is not a valid GGUF model or memory ran out")
@@ -136,12 +197,16 @@ class LlamaCppBackend(Backend):
                     "it is not a GGUF LoRA adapter for this base model"
                 )
         self.adapter_scale = options.adapter_scale if options.adapter_scale is not None else model.adapter_scale
-        self.n_threads = options.n_threads or max(1, (os.cpu_count() or 2) // 2)
+        cores = os.cpu_count() or 2
+        self.n_threads = options.n_threads or cores
+        self.n_threads_verifying = options.n_threads_verifying or min(self.n_threads, max(1, cores // 2))
 
     @property
     def description(self) -> str:
         suffix = f" + adapter {self.model_info.adapter_name}" if self.model_info.adapter_name else ""
-        return f"{self.model_info.name}{suffix} (llama.cpp, {self.n_threads} threads)"
+        threads = f"{self.n_threads} threads, {self.n_threads_verifying} while verifying"
+        weights = ", repacked weights" if self.extra_buffer_types else ""
+        return f"{self.model_info.name}{suffix} (llama.cpp, {threads}{weights})"
 
     # ---------------------------------------------------------------- helpers
 
@@ -250,23 +315,12 @@ class LlamaCppBackend(Backend):
             return []
         with self._lock:
             prompt = self.tokenize(self.apply_template(messages))
-            if self.batched:
-                return self._run(prompt, list(range(n)), max_tokens, temperature, top_p, seed, stop, cancel, on_sample)
-            texts: list[str] = []
-            total = GenerationStats(prompt_tokens=len(prompt))
-            for i in range(n):
-                texts += self._run(prompt, [i], max_tokens, temperature, top_p, seed, stop, cancel, on_sample)
-                total.prompt_s += self.last_stats.prompt_s
-                total.generate_s += self.last_stats.generate_s
-                total.generated_tokens += self.last_stats.generated_tokens
-                total.per_sample_tokens += self.last_stats.per_sample_tokens
-            self.last_stats = total
-            return texts
+            return self._run(prompt, n, max_tokens, temperature, top_p, seed, stop, cancel, on_sample)
 
     def _run(
         self,
         prompt: list[int],
-        indices: list[int],
+        n: int,
         max_tokens: int,
         temperature: float,
         top_p: float,
@@ -276,19 +330,21 @@ class LlamaCppBackend(Backend):
         on_sample: SampleCallback | None,
     ) -> list[str]:
         lib = self._lib
-        n = len(indices)
         limit = self.model_info.context_length or 32768
         if len(prompt) + max_tokens > limit:
             raise BackendError(
                 f"the prompt is {len(prompt)} tokens; with {max_tokens} more it exceeds the model's "
                 f"context of {limit} tokens: the function is too long for this model"
             )
-        n_ctx = self.options.n_ctx or (len(prompt) + n * max_tokens + 16)
+        lookahead = max(0, self.options.lookahead)
+        n_ctx = self.options.n_ctx or (len(prompt) + n * (max_tokens + lookahead + 1) + 16)
         ctx = self._context(n_ctx, n)
+        memory = lib.llama_get_memory(ctx)
+        lib.llama_set_n_threads(ctx, self.n_threads, self.n_threads)
         stats = GenerationStats(prompt_tokens=len(prompt))
-        batch_cap = max(self.options.n_batch, n)
+        batch_cap = max(self.options.n_batch, n * (1 + lookahead))
         batch = lib.llama_batch_init(batch_cap, 0, n)
-        samplers = [self._sampler(temperature, top_p, seed + i) for i in indices]
+        samplers = [self._sampler(temperature, top_p, seed + i) for i in range(n)]
         try:
             # 1. The prompt, once, in chunks; every token belongs to all n sequences.
             t0 = time.perf_counter()
@@ -307,49 +363,92 @@ class LlamaCppBackend(Backend):
                     raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
             stats.prompt_s = time.perf_counter() - t0
 
-            # 2. One token per running sequence per step, all in one batch.
+            # 2. Every step decodes, for each running sequence, its pending token
+            #    plus the tokens drafted for it, all in one batch. Batched: all n
+            #    sequences run together; otherwise one after another.
             t1 = time.perf_counter()
             pieces: list[bytearray] = [bytearray() for _ in range(n)]
             counts = [0] * n
             texts: list[str | None] = [None] * n
-            running = list(range(n))
-            logits_idx = {s: batch.n_tokens - 1 for s in running}  # all sample from the prompt's last logits
-            pos = len(prompt)
-            while running:
-                check_cancel(cancel)
-                next_tokens: dict[int, int] = {}
-                for s in list(running):
-                    token = lib.llama_sampler_sample(samplers[s], ctx, logits_idx[s])
-                    finished = lib.llama_vocab_is_eog(self._vocab, token)
-                    if not finished:
-                        pieces[s] += self._piece(token)
-                        counts[s] += 1
-                        if stop:
-                            text, hit = cut_at_stop(pieces[s].decode("utf-8", errors="ignore"), stop)
-                            finished = hit
-                        finished = finished or counts[s] >= max_tokens
-                    if finished:
-                        running.remove(s)
-                        text = pieces[s].decode("utf-8", errors="replace")
-                        text, _ = cut_at_stop(text, stop)
-                        texts[s] = text
-                        if on_sample is not None:
-                            on_sample(indices[s], text)
-                    else:
-                        next_tokens[s] = token
-                if not running:
-                    break
-                batch.n_tokens = len(running)
-                for j, s in enumerate(running):
-                    batch.token[j] = next_tokens[s]
-                    batch.pos[j] = pos
-                    batch.n_seq_id[j] = 1
-                    batch.seq_id[j][0] = s
-                    batch.logits[j] = True
-                    logits_idx[s] = j
-                pos += 1
-                if lib.llama_decode(ctx, batch) != 0:
-                    raise BackendError("llama.cpp ran out of context while sampling; ask for a smaller max_tokens")
+            lookups = [PromptLookup(prompt, self.options.lookup_ngram) for _ in range(n)] if lookahead else []
+            pos = [len(prompt)] * n
+            pending: dict[int, int] = {}
+            running: list[int] = []
+            handed_out = False
+
+            def finish(s: int) -> None:
+                nonlocal handed_out
+                if s in running:
+                    running.remove(s)
+                text, _ = cut_at_stop(pieces[s].decode("utf-8", errors="replace"), stop)
+                texts[s] = text
+                if on_sample is not None:
+                    on_sample(s, text)
+                if not handed_out and self.n_threads_verifying != self.n_threads:
+                    # The caller is now verifying a sample: leave it its cores.
+                    lib.llama_set_n_threads(ctx, self.n_threads_verifying, self.n_threads_verifying)
+                handed_out = True
+
+            def take(s: int, token: int) -> bool:
+                """Append a sampled token to sequence s; True when s is finished."""
+                if lib.llama_vocab_is_eog(self._vocab, token):
+                    finish(s)
+                    return True
+                pieces[s] += self._piece(token)
+                counts[s] += 1
+                if lookups:
+                    lookups[s].append(token)
+                hit = bool(stop) and cut_at_stop(pieces[s].decode("utf-8", errors="ignore"), stop)[1]
+                if hit or counts[s] >= max_tokens:
+                    finish(s)
+                    return True
+                return False
+
+            # Each sequence's first token comes from the prompt's last logits.
+            last = batch.n_tokens - 1
+            for s in range(n):
+                token = lib.llama_sampler_sample(samplers[s], ctx, last)
+                if not take(s, token):
+                    pending[s] = token
+            groups = [[s for s in range(n) if s in pending]] if self.batched else [[s] for s in range(n) if s in pending]
+            for group in groups:
+                running[:] = group
+                while running:
+                    check_cancel(cancel)
+                    drafts = self._drafts(running, lookups, [max_tokens - c - 1 for c in counts]) if lookups else {}
+                    batch.n_tokens = 0
+                    first: dict[int, int] = {}
+                    for s in running:
+                        first[s] = batch.n_tokens
+                        for offset, token in enumerate([pending[s], *drafts.get(s, [])]):
+                            j = batch.n_tokens
+                            batch.token[j] = token
+                            batch.pos[j] = pos[s] + offset
+                            batch.n_seq_id[j] = 1
+                            batch.seq_id[j][0] = s
+                            batch.logits[j] = True
+                            batch.n_tokens = j + 1
+                    if lib.llama_decode(ctx, batch) != 0:
+                        raise BackendError("llama.cpp ran out of context while sampling; ask for a smaller max_tokens")
+                    stats.steps += 1
+                    for s in list(running):
+                        draft = drafts.get(s, [])
+                        stats.drafted_tokens += len(draft)
+                        pos[s] += 1  # the pending token is in the cache now
+                        accepted = 0
+                        while True:
+                            token = lib.llama_sampler_sample(samplers[s], ctx, first[s] + accepted)
+                            if take(s, token):
+                                break
+                            if accepted < len(draft) and token == draft[accepted]:
+                                accepted += 1  # the drafted token was right, and is already in the cache
+                                pos[s] += 1
+                                continue
+                            pending[s] = token
+                            break
+                        stats.accepted_tokens += accepted
+                        if s in running and accepted < len(draft):
+                            lib.llama_memory_seq_rm(memory, s, pos[s], -1)  # forget the wrong drafts
             stats.generate_s = time.perf_counter() - t1
             stats.generated_tokens = sum(counts)
             stats.per_sample_tokens = counts
@@ -359,6 +458,31 @@ class LlamaCppBackend(Backend):
             for sampler in samplers:
                 lib.llama_sampler_free(sampler)
             lib.llama_batch_free(batch)
+
+    def _drafts(self, running: list[int], lookups: list[PromptLookup], room: list[int]) -> dict[int, list[int]]:
+        """Drafted tokens per running sequence for the next step.
+
+        With ``batch_fill`` (the CPU's matrix kernels take 4 tokens at once, so a
+        step of 1-3 tokens costs about as much as 4), drafts only fill the batch
+        up to the next multiple of it; otherwise each sequence gets up to
+        ``lookahead`` drafted tokens.
+        """
+        lookahead, fill = self.options.lookahead, self.options.batch_fill
+        wanted = {s: lookups[s].draft(min(lookahead, room[s])) for s in running if room[s] > 0}
+        if not fill:
+            return {s: d for s, d in wanted.items() if d}
+        budget = -len(running) % fill
+        given: dict[int, int] = {s: 0 for s in wanted}
+        while budget > 0:
+            grew = False
+            for s, draft in wanted.items():
+                if budget > 0 and given[s] < len(draft):
+                    given[s] += 1
+                    budget -= 1
+                    grew = True
+            if not grew:
+                break
+        return {s: wanted[s][: given[s]] for s in wanted if given[s]}
 
     def close(self) -> None:
         lib = self._lib
