@@ -7,7 +7,7 @@ peak memory (RSS) of the process, and tokens/s of batched versus sequential
 sampling of 4 candidates for the same prompt, side by side in one run.
 
     .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
-        [--mode serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only]
+        [--mode auto|serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only]
         [--option KEY=VALUE ...]
 
 ``--option`` passes backend options (``lookahead=0``, ``n_threads=1``, ...).
@@ -53,14 +53,20 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
     """Batched and sequential sampling of 4 candidates of the same prompt, same seeds.
 
     Sequential reads the prompt once too (as llama-cpp-python's prefix cache
-    would), then runs the 4 sequences one after another.
+    would), then runs the 4 sequences one after another. Nothing is verified
+    here, so both keep every core they start with; neither reuses a cached prompt.
     """
     text = path.read_text()
     info = cparse.find_function(text, cparse.language_for(path), name=name)
     messages = build_messages(info, "serial", settings)
     result: dict[str, float] = {}
+    verifying = getattr(backend, "n_threads_verifying", None)
+    if verifying is not None:
+        backend.n_threads_verifying = backend.n_threads
     for label, batched in (("sequential", False), ("batched", True)):
         backend.batched = batched
+        if hasattr(backend, "_cached_prompt"):
+            backend._cached_prompt = []
         start = time.perf_counter()
         backend.generate(messages, 4, max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7, stop=STOP)
         wall = time.perf_counter() - start
@@ -73,6 +79,8 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
         result[f"{label}_wall_s"] = round(wall, 2)
         result[f"{label}_end_to_end_tok_s"] = round(stats.generated_tokens / wall, 2)
     backend.batched = True
+    if verifying is not None:
+        backend.n_threads_verifying = verifying
     result["ratio"] = round(result["batched_tok_s"] / max(result["sequential_tok_s"], 1e-9), 2)
     result["end_to_end_ratio"] = round(result["batched_end_to_end_tok_s"] / max(result["sequential_end_to_end_tok_s"], 1e-9), 2)
     return result
@@ -83,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None)
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--only", default=None, help="comma-separated function names")
-    parser.add_argument("--mode", default="serial", choices=["serial", "openmp", "both"])
+    parser.add_argument("--mode", default="auto", choices=["auto", "serial", "openmp", "both"],
+                        help="auto: openmp for the examples written to be parallelized, serial for the rest")
     parser.add_argument("--max-tokens", type=int, default=768)
     parser.add_argument("--save-raw", type=Path, default=None, help="folder for the raw model outputs")
     parser.add_argument("--json", type=Path, default=None)
@@ -105,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tokens_only:
         only = set(args.only.split(",")) if args.only else None
         for path, name in examples(only):
-            modes = ["serial", "openmp"] if args.mode == "both" else [args.mode]
+            if args.mode == "auto":
+                modes = ["openmp" if name in OPENMP_EXAMPLES else "serial"]
+            else:
+                modes = ["serial", "openmp"] if args.mode == "both" else [args.mode]
             for mode in modes:
                 start = time.perf_counter()
                 first_verified = None

@@ -147,3 +147,26 @@ def test_make_install_builds_llama_cpp_without_amx_kernels() -> None:
     info = llama_cpp.llama_print_system_info().decode()
     assert "REPACK = 1" in info
     assert not has_amx_kernels(llama_cpp), f"llama.cpp was built with AMX kernels: {info}; run scripts/build-llama.sh"
+
+
+def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tuple[Path, Path]) -> None:
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    warm = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    other = [MESSAGES[0], {"role": "user", "content": "Optimize: long dot(const long *a, const long *b, int n)"}]
+    try:
+        kw = {"max_tokens": 24, "temperature": 1.0, "top_p": 0.95, "seed": 3}
+        first = warm.generate(MESSAGES, 2, **kw)
+        assert warm.last_stats.reused_prompt_tokens == 0
+        assert warm.generate(MESSAGES, 2, **kw) == first
+        assert warm.last_stats.reused_prompt_tokens == warm.last_stats.prompt_tokens - 1
+        again = warm.generate(other, 3, **kw)  # more sequences than the cache held
+        assert 0 < warm.last_stats.reused_prompt_tokens < warm.last_stats.prompt_tokens - 1
+        fewer = warm.generate(MESSAGES, 1, **kw)
+        cold = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+        try:
+            assert cold.generate(other, 3, **kw) == again
+            assert cold.generate(MESSAGES, 1, **kw) == fewer
+        finally:
+            cold.close()
+    finally:
+        warm.close()

@@ -75,6 +75,7 @@ class GenerationStats:
     prompt_s: float = 0.0
     generate_s: float = 0.0
     per_sample_tokens: list[int] = field(default_factory=list)
+    reused_prompt_tokens: int = 0
     steps: int = 0
     drafted_tokens: int = 0
     accepted_tokens: int = 0
@@ -158,6 +159,10 @@ class LlamaCppBackend(Backend):
         self.last_stats = GenerationStats()
         self._lock = threading.Lock()
         self._ctx: Any = None
+        # The prompt whose KV cells the context still holds (for all of its
+        # sequences): a new request reads only what follows the common prefix.
+        self._cached_prompt: list[int] = []
+        self._cached_seqs = 0
         self._ctx_size = 0
         self._adapter: Any = None
         lib = _llama()
@@ -255,16 +260,16 @@ class LlamaCppBackend(Backend):
         lib = self._lib
         n_ctx = max(n_ctx, 512)
         if self._ctx is not None and self._ctx_size >= n_ctx and self._ctx_seq >= n_seq:
-            lib.llama_memory_clear(lib.llama_get_memory(self._ctx), True)
             return self._ctx
         if self._ctx is not None:
             lib.llama_free(self._ctx)
             self._ctx = None
+        self._cached_prompt = []
         params = lib.llama_context_default_params()
-        params.n_ctx = ((n_ctx + 255) // 256) * 256
+        params.n_ctx = ((n_ctx + 1023) // 1024) * 1024
         params.n_batch = max(self.options.n_batch, n_seq)
         params.n_ubatch = max(self.options.n_batch, n_seq)
-        params.n_seq_max = max(n_seq, 1)
+        params.n_seq_max = max(n_seq, 8)  # room for more samples next time keeps the cached prompt
         params.kv_unified = True  # all sequences share one cache, so the prompt is stored once
         params.n_threads = self.n_threads
         params.n_threads_batch = self.n_threads
@@ -347,8 +352,12 @@ class LlamaCppBackend(Backend):
         samplers = [self._sampler(temperature, top_p, seed + i) for i in range(n)]
         try:
             # 1. The prompt, once, in chunks; every token belongs to all n sequences.
+            #    The part the last request's prompt shares with this one is still
+            #    in the cache and is not read again.
             t0 = time.perf_counter()
-            for start in range(0, len(prompt), batch_cap):
+            reused = self._reuse_prefix(memory, prompt, n)
+            stats.reused_prompt_tokens = reused
+            for start in range(reused, len(prompt), batch_cap):
                 check_cancel(cancel)
                 chunk = prompt[start : start + batch_cap]
                 batch.n_tokens = len(chunk)
@@ -361,6 +370,7 @@ class LlamaCppBackend(Backend):
                     batch.logits[j] = start + j == len(prompt) - 1
                 if lib.llama_decode(ctx, batch) != 0:
                     raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
+            self._cached_prompt, self._cached_seqs = list(prompt), n
             stats.prompt_s = time.perf_counter() - t0
 
             # 2. Every step decodes, for each running sequence, its pending token
@@ -458,6 +468,25 @@ class LlamaCppBackend(Backend):
             for sampler in samplers:
                 lib.llama_sampler_free(sampler)
             lib.llama_batch_free(batch)
+
+    def _reuse_prefix(self, memory: Any, prompt: list[int], n: int) -> int:
+        """Keep the cached cells of the prompt's common prefix for sequences 0..n-1; return its length."""
+        lib = self._lib
+        cached, self._cached_prompt = self._cached_prompt, []  # unknown until this prompt is read
+        common = 0
+        for a, b in zip(cached, prompt):
+            if a != b:
+                break
+            common += 1
+        common = min(common, len(prompt) - 1)  # the last token is read again for its logits
+        if common <= 0 or not lib.llama_memory_seq_rm(memory, -1, common, -1):
+            lib.llama_memory_clear(memory, True)
+            return 0
+        for s in range(self._cached_seqs, n):
+            lib.llama_memory_seq_cp(memory, 0, s, 0, common)
+        for s in range(n, self._cached_seqs):
+            lib.llama_memory_seq_rm(memory, s, -1, -1)
+        return common
 
     def _drafts(self, running: list[int], lookups: list[PromptLookup], room: list[int]) -> dict[int, list[int]]:
         """Drafted tokens per running sequence for the next step.
