@@ -65,8 +65,8 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
         backend.n_threads_verifying = backend.n_threads
     for label, batched in (("sequential", False), ("batched", True)):
         backend.batched = batched
-        if hasattr(backend, "_cached_prompt"):
-            backend._cached_prompt = []
+        if hasattr(backend, "clear_prompt_cache"):
+            backend.clear_prompt_cache()
         start = time.perf_counter()
         backend.generate(messages, 4, max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7, stop=STOP)
         wall = time.perf_counter() - start

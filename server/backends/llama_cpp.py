@@ -469,6 +469,11 @@ class LlamaCppBackend(Backend):
                 lib.llama_sampler_free(sampler)
             lib.llama_batch_free(batch)
 
+    def clear_prompt_cache(self) -> None:
+        """Forget the cached prompt: the next request reads its whole prompt (for benchmarks)."""
+        with self._lock:
+            self._cached_prompt = []
+
     def _reuse_prefix(self, memory: Any, prompt: list[int], n: int) -> int:
         """Keep the cached cells of the prompt's common prefix for sequences 0..n-1; return its length."""
         lib = self._lib
