@@ -10,7 +10,7 @@ from typing import Protocol
 
 from perfalign.server.settings import Settings
 
-PROMPT_VERSION = "2026-11-30.1"
+PROMPT_VERSION = "2026-11-30.2"
 MODES = ("serial", "openmp")
 # Sampling stops at a closing fence followed by a blank line: the explanation models
 # write after the code costs time and is never used.
@@ -31,11 +31,14 @@ TASKS = {
         "Do not use OpenMP or threads."
     ),
     "openmp": (
-        "Parallelize this function with OpenMP for {threads} threads. Add `#pragma omp` directives "
-        "inside the function (parallel for, reduction, private, collapse, schedule) so that the result "
-        "is the same as the serial code: no data races, every shared accumulator is a reduction, every "
-        "per-iteration temporary is private. You may also restructure loops so that they parallelize "
-        "well. Do not call omp_set_num_threads."
+        "Parallelize this function with OpenMP for {threads} threads. Put each `#pragma omp` directive "
+        "inside the function body, right before the loop it applies to, so that the result is the same as "
+        "the serial code: no data races, and every scalar that the iterations add up or combine is in a "
+        "reduction clause. Variables declared inside the loop are already private. Never put a pointer, "
+        "an array or an array section in a private or reduction clause, and never reduce into an array "
+        "element; loops whose iterations write different elements need no clause at all. Use only "
+        "`parallel for`, `reduction`, `collapse` and `schedule`, and keep the loop bodies as they are "
+        "unless a loop must be restructured to parallelize. Do not call omp_set_num_threads."
     ),
 }
 

@@ -77,3 +77,25 @@ def test_eval_scores_base_and_trained_side_by_side(tmp_path: Path) -> None:
     assert "| speedup_n@2 |" in (out / "table.md").read_text()
     assert (out / "plot.svg").read_text().startswith("<svg")
     assert read_jsonl(out / "functions.jsonl")[0]["function"] == "count_below_mean"
+
+
+def test_eval_of_an_exported_adapter_writes_its_model_card(tmp_path: Path) -> None:
+    """The card names the training run and the export check, and carries this evaluation's table and plot."""
+    run_dir = tmp_path / "dpo"
+    (run_dir / "adapter").mkdir(parents=True)
+    run = {"command": "dpo", "data_snapshot_id": "pairs-abc", "config": {"max_steps": 4},
+           "result": {"steps": 4, "train_rows": 2, "seconds_per_step": 28.7, "peak_memory_gb": 5.6, "losses": [0.69, 0.32]}}
+    (run_dir / "adapter" / "perfalign-run.json").write_text(json.dumps(run))
+    gguf = tmp_path / "adapter.gguf"
+    gguf.write_bytes(b"GGUF")
+    export = {"lineage": {"base_model": "qwen2.5-coder-0.5b", "base_gguf": "/models/base.gguf"},
+              "check": {"passed": True, "sequences": 2}, "training_config": {"output_dir": str(run_dir)}}
+    gguf.with_suffix(".json").write_text(json.dumps(export))
+    config = EvalConfig(functions=[str(CORPUS_FILE)], samples=2, ks=[1, 2], repetitions=5, output_dir=str(tmp_path / "eval"), adapter=str(gguf))
+    result = evaluate.run(config, samplers={"base": Replay("base", [WRONG]), "trained": Replay("trained", [FAST])})
+    assert result.card == tmp_path / "eval" / "MODEL_CARD.md"
+    card = result.card.read_text()
+    assert "`perfalign train dpo` on data snapshot `pairs-abc`" in card and "loss 0.6900 → 0.3200" in card
+    assert "| speedup_n@2 |" in card and "![base vs trained](plot.svg)" in card and "passed" in card
+    assert json.loads((tmp_path / "eval" / "card.json").read_text())["base"] == "qwen2.5-coder-0.5b"
+    assert "model card" in result.summary()

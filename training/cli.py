@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import typing
 from dataclasses import MISSING, asdict, fields
 from pathlib import Path
@@ -84,6 +85,8 @@ def _run(command: str, config_file: Path | None, as_json: bool, overrides: dict[
         raise click.ClickException("interrupted; nothing was registered") from None
     except Exception as exc:  # every failure reaches the user as one actionable line
         raise click.ClickException(_explain(exc)) from None
+    if os.environ.get("RANK", "0") != "0":
+        return  # under `accelerate launch`, the main process reports
     if as_json:
         click.echo(json.dumps(_as_jsonable(result), default=str))
     else:

@@ -153,8 +153,9 @@ def save(
     """Save the adapter, tokenizer and run record in ``<output_dir>/adapter``; return the result."""
     output = Path(config.output_dir)
     adapter_dir = output / "adapter"
-    trainer.save_model(str(adapter_dir))
-    if getattr(trainer, "processing_class", None) is not None:
+    trainer.save_model(str(adapter_dir))  # written by the main process only
+    main_process = bool(getattr(trainer.args, "should_save", True))
+    if main_process and getattr(trainer, "processing_class", None) is not None:
         trainer.processing_class.save_pretrained(str(adapter_dir))
     steps = int(trainer.state.global_step)
     result = TrainResult(
@@ -180,9 +181,14 @@ def save(
         "eval_function_keys": sorted({r["function_key"] for r in splits.eval}),
         "result": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(result).items()},
         "host": platform.node(),
+        "processes": int(getattr(trainer.args, "world_size", 1)),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    (adapter_dir / RUN_FILE).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    if main_process:
+        (adapter_dir / RUN_FILE).write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    accelerator = getattr(trainer, "accelerator", None)
+    if accelerator is not None:
+        accelerator.wait_for_everyone()  # no process reads the adapter before it is complete
     return result
 
 

@@ -39,9 +39,11 @@ class EvalResult:
     reports: dict[str, metrics.Report] = field(default_factory=dict)
     table: str = ""
     seconds: float = 0.0
+    card: Path | None = None  # MODEL_CARD.md, when the adapter is an exported GGUF
 
     def summary(self) -> str:
-        return f"{self.table}\nwritten to {self.output_dir} in {self.seconds:.0f} s"
+        card = f"; model card {self.card}" if self.card else ""
+        return f"{self.table}\nwritten to {self.output_dir} in {self.seconds:.0f} s{card}"
 
 
 def sample_of(verdict: Verdict) -> metrics.Sample:
@@ -194,7 +196,47 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     (out / "plot.svg").write_text(plot_svg(result.reports))
     write_jsonl(out / "verdicts.jsonl", all_rows)
     write_jsonl(out / "functions.jsonl", functions)
+    if config.adapter:
+        result.card = write_card(config.adapter, config.base, out)
     return result
+
+
+def adapter_gguf_of(adapter: str) -> Path | None:
+    """The GGUF file of an adapter given as a path or a registered model name."""
+    path = Path(adapter)
+    if path.suffix == ".gguf" and path.is_file():
+        return path
+    from perfalign.server import registry
+
+    try:
+        resolved = registry.resolve(adapter)
+    except Exception:  # noqa: BLE001 - not a registered name: a PEFT folder, no export card
+        return None
+    return Path(resolved.adapter_path) if resolved.adapter_path else None
+
+
+def write_card(adapter: str, base: str, out: Path) -> Path | None:
+    """MODEL_CARD.md and card.json beside the evaluation, for an adapter exported by ``perfalign train export``.
+
+    The export's record (``<adapter>.json``) names the training run, whose
+    record gives the stage; the card carries this evaluation's table and plot.
+    """
+    from perfalign.training import card as cardlib
+    from perfalign.training.common import RUN_FILE
+
+    gguf = adapter_gguf_of(adapter)
+    if gguf is None or not gguf.with_suffix(".json").is_file():
+        return None
+    exported = json.loads(gguf.with_suffix(".json").read_text())
+    run_dir = Path(exported.get("training_config", {}).get("output_dir", "")) / "adapter"
+    stages = [run_dir] if (run_dir / RUN_FILE).is_file() else []
+    lineage = exported.get("lineage", {})
+    name = adapter if gguf != Path(adapter) else gguf.stem
+    export = {"adapter_gguf": str(gguf), "base_gguf": lineage.get("base_gguf", ""), "check": exported.get("check", {})}
+    notes = [] if stages else [f"the training run's record ({run_dir}) was not found"]
+    card = cardlib.build(name=name, base=lineage.get("base_model", base), stages=stages, export=export,
+                         evaluation_dir=out, notes=notes)
+    return cardlib.write(out, card, plot="plot.svg")
 
 
 def main(config: EvalConfig) -> EvalResult:

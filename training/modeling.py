@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,11 +110,15 @@ def load_model(ref: BaseRef, *, precision: str = "auto", cache: bool = True, kin
         if not (cached / "config.json").is_file():
             model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file, dtype=dtype)
             _drop_quantizer(model)
-            tmp = cached.with_name(cached.name + ".partial")
+            # One folder per process: under `accelerate launch` every process gets here.
+            tmp = cached.with_name(f"{cached.name}.partial-{os.getpid()}")
             model.save_pretrained(tmp)
             load_tokenizer(ref, cache=False).save_pretrained(tmp)
             (tmp / "perfalign-source.json").write_text(json.dumps({"gguf": str(ref.gguf)}) + "\n")
-            tmp.rename(cached)
+            try:
+                tmp.rename(cached)
+            except OSError:  # another process finished first: its copy is the same
+                shutil.rmtree(tmp, ignore_errors=True)
             if kind == "causal-lm":
                 return model
         folder, gguf_file = cached, None
