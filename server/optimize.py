@@ -174,12 +174,18 @@ def run_optimize(
             return
         while (job := jobs.get()) is not None:
             index, code = job
+            timing = backend  # loaded by the sampler before any candidate exists
+            if timing is not None:
+                timing.verifier_busy(True)  # sampling leaves the verifier its cores while it times
             try:
                 verdict = verifier.verify(code)
             except Exception as exc:
                 if job_cancel.is_set():
                     return
                 verdict = Verdict(Status.CRASH, detail=f"the verifier failed: {_one_line(exc)}", threads=threads, mode=mode)
+            finally:
+                if timing is not None:
+                    timing.verifier_busy(False)
             events.put(("verdict", index, verdict))
 
     model_name = request.model or settings.model

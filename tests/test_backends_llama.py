@@ -105,19 +105,25 @@ def test_drafted_tokens_never_change_the_text(tiny_gguf: tuple[Path, Path]) -> N
         drafting.close()
 
 
-def test_sampling_leaves_cores_to_the_verifier_once_a_sample_is_out(tiny_gguf: tuple[Path, Path]) -> None:
+def test_sampling_leaves_cores_to_the_verifier_while_it_times(tiny_gguf: tuple[Path, Path]) -> None:
     import llama_cpp
 
     registry.register_gguf("tiny-gguf", tiny_gguf[0])
     backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 2, "n_threads_verifying": 1})
+    threads: list[int] = []
+
+    def on_sample(index: int, text: str) -> None:
+        threads.append(llama_cpp.llama_n_threads(backend._ctx))
+        if index == 0:
+            backend.verifier_busy(True)  # the caller starts timing the first sample
+
     try:
-        threads: list[int] = []
-        backend.generate(MESSAGES, 3, max_tokens=16, temperature=1.0, top_p=0.95, seed=1,
-                         on_sample=lambda i, t: threads.append(llama_cpp.llama_n_threads(backend._ctx)))
-        assert threads == [2, 1, 1]
-        backend.generate(MESSAGES, 1, max_tokens=4, temperature=1.0, top_p=0.95, seed=1,
-                         on_sample=lambda i, t: threads.append(llama_cpp.llama_n_threads(backend._ctx)))
-        assert threads[-1] == 2  # a new request starts on every core again
+        backend.batched = False  # sample 1 is decoded after sample 0 is out
+        backend.generate(MESSAGES, 2, max_tokens=8, temperature=1.0, top_p=0.95, seed=1, on_sample=on_sample)
+        assert threads == [2, 1]
+        backend.verifier_busy(False)
+        backend.generate(MESSAGES, 1, max_tokens=8, temperature=1.0, top_p=0.95, seed=1, on_sample=on_sample)
+        assert threads[2] == 2  # every core again once the timing is done
     finally:
         backend.close()
 

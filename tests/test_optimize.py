@@ -193,3 +193,19 @@ def test_cli_errors_are_one_line(tmp_path: Path, row_sums: Path) -> None:
     assert nothing.exit_code == 3 and "nothing usable" in nothing.output
     both = runner.invoke(main, ["optimize", str(row_sums)])
     assert both.exit_code == 2 and "--function" in both.output
+
+
+def test_the_backend_is_told_while_the_verifier_times(tmp_path: Path, row_sums: Path) -> None:
+    """A local model leaves the verifier its cores only while a candidate is being timed."""
+
+    class Recording(FakeBackend):
+        busy: list[bool] = []
+
+        def verifier_busy(self, busy: bool) -> None:
+            self.busy.append(busy)
+
+    backend = Recording(replies(tmp_path, [fenced(FAST), fenced(WRONG)]), FakeOptions())
+    _, finished = run(OptimizeRequest(path=row_sums, function="row_sums", samples=2),
+                      settings_for(tmp_path / "replies.json"), backend=backend)
+    assert {c.verdict.status for c in finished.candidates} == {Status.FASTER, Status.INCORRECT}
+    assert backend.busy == [True, False, True, False]

@@ -44,6 +44,13 @@ class Backend(ABC):
     # True when the backend produces the N samples concurrently (one batch or one request).
     batched: bool = False
 
+    def verifier_busy(self, busy: bool) -> None:
+        """The caller starts (True) or stops (False) timing a candidate on this machine.
+
+        A backend that computes locally leaves the verifier its cores meanwhile;
+        calls nest. Remote backends ignore it.
+        """
+
     @abstractmethod
     def generate(
         self,

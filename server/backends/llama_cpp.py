@@ -43,8 +43,8 @@ _LOG_CALLBACK: Any = None
 
 class LlamaCppOptions(Options):
     n_ctx: int = 0  # 0: sized for each request (prompt + n * max_tokens)
-    n_threads: int = 0  # 0: every core, until the first sample goes to the verifier
-    n_threads_verifying: int = 0  # 0: half the cores, once the verifier is timing candidates
+    n_threads: int = 0  # 0: every core
+    n_threads_verifying: int = 0  # 0: half the cores; used while the verifier times a candidate
     n_batch: int = 512
     adapter_scale: float | None = None  # LoRA scale; default: the manifest's
     top_k: int = 40
@@ -163,6 +163,8 @@ class LlamaCppBackend(Backend):
         # sequences): a new request reads only what follows the common prefix.
         self._cached_prompt: list[int] = []
         self._cached_seqs = 0
+        self._verifier_busy = 0  # candidates being timed right now (see verifier_busy)
+        self._busy_lock = threading.Lock()
         self._ctx_size = 0
         self._adapter: Any = None
         lib = _llama()
@@ -345,7 +347,8 @@ class LlamaCppBackend(Backend):
         n_ctx = self.options.n_ctx or (len(prompt) + n * (max_tokens + lookahead + 1) + 16)
         ctx = self._context(n_ctx, n)
         memory = lib.llama_get_memory(ctx)
-        lib.llama_set_n_threads(ctx, self.n_threads, self.n_threads)
+        threads = self.n_threads_verifying if self._verifier_busy else self.n_threads
+        lib.llama_set_n_threads(ctx, threads, threads)
         stats = GenerationStats(prompt_tokens=len(prompt))
         batch_cap = max(self.options.n_batch, n * (1 + lookahead))
         batch = lib.llama_batch_init(batch_cap, 0, n)
@@ -384,20 +387,14 @@ class LlamaCppBackend(Backend):
             pos = [len(prompt)] * n
             pending: dict[int, int] = {}
             running: list[int] = []
-            handed_out = False
 
             def finish(s: int) -> None:
-                nonlocal handed_out
                 if s in running:
                     running.remove(s)
                 text, _ = cut_at_stop(pieces[s].decode("utf-8", errors="replace"), stop)
                 texts[s] = text
                 if on_sample is not None:
                     on_sample(s, text)
-                if not handed_out and self.n_threads_verifying != self.n_threads:
-                    # The caller is now verifying a sample: leave it its cores.
-                    lib.llama_set_n_threads(ctx, self.n_threads_verifying, self.n_threads_verifying)
-                handed_out = True
 
             def take(s: int, token: int) -> bool:
                 """Append a sampled token to sequence s; True when s is finished."""
@@ -425,6 +422,10 @@ class LlamaCppBackend(Backend):
                 running[:] = group
                 while running:
                     check_cancel(cancel)
+                    wanted = self.n_threads_verifying if self._verifier_busy else self.n_threads
+                    if wanted != threads:  # the verifier started or stopped timing a candidate
+                        threads = wanted
+                        lib.llama_set_n_threads(ctx, threads, threads)
                     drafts = self._drafts(running, lookups, [max_tokens - c - 1 for c in counts]) if lookups else {}
                     batch.n_tokens = 0
                     first: dict[int, int] = {}
@@ -468,6 +469,11 @@ class LlamaCppBackend(Backend):
             for sampler in samplers:
                 lib.llama_sampler_free(sampler)
             lib.llama_batch_free(batch)
+
+    def verifier_busy(self, busy: bool) -> None:
+        """While the caller times a candidate, sampling runs on ``n_threads_verifying`` threads."""
+        with self._busy_lock:
+            self._verifier_busy = max(0, self._verifier_busy + (1 if busy else -1))
 
     def clear_prompt_cache(self) -> None:
         """Forget the cached prompt: the next request reads its whole prompt (for benchmarks)."""
