@@ -168,6 +168,10 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     all_rows: list[dict[str, Any]] = []
     functions: list[dict[str, Any]] = []
     names = ["base"] + (["trained"] if config.adapter else [])
+    if samplers is None:
+        from perfalign.training.sampling import check_adapter
+
+        check_adapter(config.base, config.adapter, config.engine)  # before the base's long run
     for name in names:
         own = samplers is None
         sampler = samplers[name] if samplers else open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
@@ -201,20 +205,6 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     return result
 
 
-def adapter_gguf_of(adapter: str) -> Path | None:
-    """The GGUF file of an adapter given as a path or a registered model name."""
-    path = Path(adapter)
-    if path.suffix == ".gguf" and path.is_file():
-        return path
-    from perfalign.server import registry
-
-    try:
-        resolved = registry.resolve(adapter)
-    except Exception:  # noqa: BLE001 - not a registered name: a PEFT folder, no export card
-        return None
-    return Path(resolved.adapter_path) if resolved.adapter_path else None
-
-
 def write_card(adapter: str, base: str, out: Path) -> Path | None:
     """MODEL_CARD.md and card.json beside the evaluation, for an adapter exported by ``perfalign train export``.
 
@@ -224,7 +214,9 @@ def write_card(adapter: str, base: str, out: Path) -> Path | None:
     from perfalign.training import card as cardlib
     from perfalign.training.common import RUN_FILE
 
-    gguf = adapter_gguf_of(adapter)
+    from perfalign.training.sampling import gguf_adapter
+
+    gguf = gguf_adapter(adapter)
     if gguf is None or not gguf.with_suffix(".json").is_file():
         return None
     exported = json.loads(gguf.with_suffix(".json").read_text())

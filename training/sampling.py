@@ -75,7 +75,8 @@ class TransformersSampler:
         self.model = None
 
 
-def _gguf_adapter(adapter: str) -> Path | None:
+def gguf_adapter(adapter: str) -> Path | None:
+    """The GGUF file of an adapter given as a file, a PEFT folder exported beside it, or a registered model name."""
     if not adapter:
         return None
     path = Path(adapter)
@@ -83,7 +84,32 @@ def _gguf_adapter(adapter: str) -> Path | None:
         return path
     if (path.parent / "adapter.gguf").is_file() and (path / "adapter_config.json").is_file():
         return path.parent / "adapter.gguf"
-    return None
+    from perfalign.server import registry
+
+    try:
+        resolved = registry.resolve(adapter)
+    except registry.RegistryError:
+        return None
+    return Path(resolved.adapter_path) if resolved.adapter_path else None
+
+
+def check_adapter(base: str, adapter: str, engine: str = "auto") -> None:
+    """Raise :class:`SamplingError` now if ``adapter`` cannot be loaded on ``engine`` (before hours of work)."""
+    if not adapter:
+        return
+    from perfalign.training.modeling import resolve_base
+
+    if _engine(resolve_base(base), engine) == "llama-cpp":
+        if gguf_adapter(adapter) is None:
+            raise SamplingError(f"{adapter} is not a GGUF adapter or a registered one; run `perfalign train export` first or use --engine transformers")
+    elif not (Path(adapter) / "adapter_config.json").is_file():
+        raise SamplingError(f"{adapter} is not a PEFT adapter folder (the transformers engine needs one)")
+
+
+def _engine(ref: Any, engine: str) -> str:
+    if engine == "auto":
+        return "llama-cpp" if ref.gguf is not None and not _cuda() else "transformers"
+    return engine
 
 
 def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads: int = 0) -> Sampler:
@@ -91,15 +117,13 @@ def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads:
     from perfalign.training.modeling import resolve_base
 
     ref = resolve_base(base)
-    if engine == "auto":
-        engine = "llama-cpp" if ref.gguf is not None and not _cuda() else "transformers"
+    engine = _engine(ref, engine)
     label = base + (f"+{Path(adapter).name}" if adapter else "")
     if engine == "llama-cpp":
         if ref.gguf is None:
             raise SamplingError(f"{base} has no GGUF for llama.cpp; use --engine transformers")
-        adapter_gguf = _gguf_adapter(adapter)
-        if adapter and adapter_gguf is None:
-            raise SamplingError(f"{adapter} is not a GGUF adapter; run `perfalign train export` first or use --engine transformers")
+        check_adapter(base, adapter, engine)
+        adapter_gguf = gguf_adapter(adapter)
         from perfalign.server.backends.llama_cpp import LlamaCppBackend, LlamaCppOptions
         from perfalign.server.registry import ResolvedModel
         from perfalign.server.settings import Settings
