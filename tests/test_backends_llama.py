@@ -176,3 +176,16 @@ def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tupl
             cold.close()
     finally:
         warm.close()
+
+
+def test_many_samples_with_drafts_fit_in_one_batch(tiny_gguf: tuple[Path, Path]) -> None:
+    """Every sequence with its drafts goes into one decode, however small n_batch is set."""
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    small = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "n_batch": 8, "lookahead": 4, "batch_fill": 0})
+    plain = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "lookahead": 0})
+    try:
+        kw = {"max_tokens": 24, "temperature": 0.0, "top_p": 0.95, "seed": 0}
+        assert small.generate(MESSAGES, 6, **kw) == plain.generate(MESSAGES, 6, **kw)
+    finally:
+        small.close()
+        plain.close()

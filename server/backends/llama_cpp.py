@@ -261,7 +261,8 @@ class LlamaCppBackend(Backend):
         """A context with room for ``n_ctx`` tokens over ``n_seq`` sequences (reused when it fits)."""
         lib = self._lib
         n_ctx = max(n_ctx, 512)
-        if self._ctx is not None and self._ctx_size >= n_ctx and self._ctx_seq >= n_seq:
+        n_batch = self._batch_size(n_seq)
+        if self._ctx is not None and self._ctx_size >= n_ctx and self._ctx_seq >= n_seq and self._ctx_batch >= n_batch:
             return self._ctx
         if self._ctx is not None:
             lib.llama_free(self._ctx)
@@ -269,8 +270,8 @@ class LlamaCppBackend(Backend):
         self._cached_prompt = []
         params = lib.llama_context_default_params()
         params.n_ctx = ((n_ctx + 1023) // 1024) * 1024
-        params.n_batch = max(self.options.n_batch, n_seq)
-        params.n_ubatch = max(self.options.n_batch, n_seq)
+        params.n_batch = n_batch
+        params.n_ubatch = n_batch
         params.n_seq_max = max(n_seq, 8)  # room for more samples next time keeps the cached prompt
         params.kv_unified = True  # all sequences share one cache, so the prompt is stored once
         params.n_threads = self.n_threads
@@ -288,8 +289,12 @@ class LlamaCppBackend(Backend):
             if lib.llama_set_adapters_lora(ctx, adapters, 1, scales) != 0:
                 lib.llama_free(ctx)
                 raise BackendError("llama.cpp could not apply the LoRA adapter")
-        self._ctx, self._ctx_size, self._ctx_seq = ctx, params.n_ctx, params.n_seq_max
+        self._ctx, self._ctx_size, self._ctx_seq, self._ctx_batch = ctx, params.n_ctx, params.n_seq_max, n_batch
         return ctx
+
+    def _batch_size(self, n_seq: int) -> int:
+        """Tokens one ``llama_decode`` may take: a prompt chunk, or every sequence with its drafts."""
+        return max(self.options.n_batch, n_seq * (1 + max(0, self.options.lookahead)))
 
     def _sampler(self, temperature: float, top_p: float, seed: int) -> Any:
         lib = self._lib
@@ -350,7 +355,7 @@ class LlamaCppBackend(Backend):
         threads = self.n_threads_verifying if self._verifier_busy else self.n_threads
         lib.llama_set_n_threads(ctx, threads, threads)
         stats = GenerationStats(prompt_tokens=len(prompt))
-        batch_cap = max(self.options.n_batch, n * (1 + lookahead))
+        batch_cap = self._batch_size(n)
         batch = lib.llama_batch_init(batch_cap, 0, n)
         samplers = [self._sampler(temperature, top_p, seed + i) for i in range(n)]
         try:
