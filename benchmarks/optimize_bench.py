@@ -60,9 +60,6 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
     info = cparse.find_function(text, cparse.language_for(path), name=name)
     messages = build_messages(info, "serial", settings)
     result: dict[str, float] = {}
-    verifying = getattr(backend, "n_threads_verifying", None)
-    if verifying is not None:
-        backend.n_threads_verifying = backend.n_threads
     for label, batched in (("sequential", False), ("batched", True)):
         backend.batched = batched
         if hasattr(backend, "clear_prompt_cache"):
@@ -79,8 +76,6 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
         result[f"{label}_wall_s"] = round(wall, 2)
         result[f"{label}_end_to_end_tok_s"] = round(stats.generated_tokens / wall, 2)
     backend.batched = True
-    if verifying is not None:
-        backend.n_threads_verifying = verifying
     result["ratio"] = round(result["batched_tok_s"] / max(result["sequential_tok_s"], 1e-9), 2)
     result["end_to_end_ratio"] = round(result["batched_end_to_end_tok_s"] / max(result["sequential_end_to_end_tok_s"], 1e-9), 2)
     return result

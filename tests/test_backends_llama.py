@@ -44,13 +44,18 @@ def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return base_gguf, result.adapter_gguf
 
 
+def tiny(tiny_gguf: tuple[Path, Path], **options: object):  # type: ignore[no-untyped-def]
+    """The llama.cpp backend on the tiny base GGUF, with ``options``."""
+    registry.register_gguf("tiny-gguf", tiny_gguf[0])
+    return create_backend(Settings(model="tiny-gguf"), options=options)
+
+
 def _generate(backend, n: int, temperature: float, seed: int = 0, **kw):  # type: ignore[no-untyped-def]
     return backend.generate(MESSAGES, n, max_tokens=16, temperature=temperature, top_p=0.95, seed=seed, **kw)
 
 
 def test_batched_samples_share_the_prompt(tiny_gguf: tuple[Path, Path]) -> None:
-    registry.register_gguf("tiny-gguf", tiny_gguf[0])
-    backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    backend = tiny(tiny_gguf, n_threads=1)
     try:
         seen: list[int] = []
         greedy = _generate(backend, 3, 0.0, on_sample=lambda i, t: seen.append(i))
@@ -74,7 +79,7 @@ def test_batched_samples_share_the_prompt(tiny_gguf: tuple[Path, Path]) -> None:
 def test_lora_adapter_changes_the_output(tiny_gguf: tuple[Path, Path]) -> None:
     registry.register_gguf("tiny-gguf", tiny_gguf[0])
     registry.register_adapter("tiny-lora", "tiny-gguf", tiny_gguf[1], {"eval": {"note": "test"}}, scale=1.0)
-    plain = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    plain = tiny(tiny_gguf, n_threads=1)
     adapted = create_backend(Settings(model="tiny-lora"), options={"n_threads": 1})
     try:
         assert "adapter tiny-lora" in adapted.description
@@ -86,9 +91,8 @@ def test_lora_adapter_changes_the_output(tiny_gguf: tuple[Path, Path]) -> None:
 
 def test_drafted_tokens_never_change_the_text(tiny_gguf: tuple[Path, Path]) -> None:
     """Prompt-lookup drafts only save steps: greedy and seeded samples are the same text."""
-    registry.register_gguf("tiny-gguf", tiny_gguf[0])
-    plain = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "lookahead": 0})
-    drafting = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "lookahead": 4, "batch_fill": 0})
+    plain = tiny(tiny_gguf, n_threads=1, lookahead=0)
+    drafting = tiny(tiny_gguf, n_threads=1, lookahead=4, batch_fill=0)
     try:
         for temperature, seed in ((0.0, 0), (1.0, 5)):
             kw = {"max_tokens": 48, "temperature": temperature, "top_p": 0.95, "seed": seed}
@@ -108,8 +112,7 @@ def test_drafted_tokens_never_change_the_text(tiny_gguf: tuple[Path, Path]) -> N
 def test_sampling_leaves_cores_to_the_verifier_while_it_times(tiny_gguf: tuple[Path, Path]) -> None:
     import llama_cpp
 
-    registry.register_gguf("tiny-gguf", tiny_gguf[0])
-    backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 2, "n_threads_verifying": 1})
+    backend = tiny(tiny_gguf, n_threads=2, n_threads_verifying=1)
     threads: list[int] = []
 
     def on_sample(index: int, text: str) -> None:
@@ -134,8 +137,7 @@ def test_extra_buffer_types_follow_the_build(tiny_gguf: tuple[Path, Path]) -> No
 
     from perfalign.server.backends.llama_cpp import has_amx_kernels
 
-    registry.register_gguf("tiny-gguf", tiny_gguf[0])
-    backend = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    backend = tiny(tiny_gguf, n_threads=1)
     try:
         assert backend.extra_buffer_types is not has_amx_kernels(llama_cpp)
     finally:
@@ -156,8 +158,7 @@ def test_make_install_builds_llama_cpp_without_amx_kernels() -> None:
 
 
 def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tuple[Path, Path]) -> None:
-    registry.register_gguf("tiny-gguf", tiny_gguf[0])
-    warm = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+    warm = tiny(tiny_gguf, n_threads=1)
     other = [MESSAGES[0], {"role": "user", "content": "Optimize: long dot(const long *a, const long *b, int n)"}]
     try:
         kw = {"max_tokens": 24, "temperature": 1.0, "top_p": 0.95, "seed": 3}
@@ -168,7 +169,7 @@ def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tupl
         again = warm.generate(other, 3, **kw)  # more sequences than the cache held
         assert 0 < warm.last_stats.reused_prompt_tokens < warm.last_stats.prompt_tokens - 1
         fewer = warm.generate(MESSAGES, 1, **kw)
-        cold = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1})
+        cold = tiny(tiny_gguf, n_threads=1)
         try:
             assert cold.generate(other, 3, **kw) == again
             assert cold.generate(MESSAGES, 1, **kw) == fewer
@@ -180,9 +181,8 @@ def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tupl
 
 def test_many_samples_with_drafts_fit_in_one_batch(tiny_gguf: tuple[Path, Path]) -> None:
     """Every sequence with its drafts goes into one decode, however small n_batch is set."""
-    registry.register_gguf("tiny-gguf", tiny_gguf[0])
-    small = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "n_batch": 8, "lookahead": 4, "batch_fill": 0})
-    plain = create_backend(Settings(model="tiny-gguf"), options={"n_threads": 1, "lookahead": 0})
+    small = tiny(tiny_gguf, n_threads=1, n_batch=8, lookahead=4, batch_fill=0)
+    plain = tiny(tiny_gguf, n_threads=1, lookahead=0)
     try:
         kw = {"max_tokens": 24, "temperature": 0.0, "top_p": 0.95, "seed": 0}
         assert small.generate(MESSAGES, 6, **kw) == plain.generate(MESSAGES, 6, **kw)

@@ -352,7 +352,7 @@ class LlamaCppBackend(Backend):
         n_ctx = self.options.n_ctx or (len(prompt) + n * (max_tokens + lookahead + 1) + 16)
         ctx = self._context(n_ctx, n)
         memory = lib.llama_get_memory(ctx)
-        threads = self.n_threads_verifying if self._verifier_busy else self.n_threads
+        threads = self._threads()
         lib.llama_set_n_threads(ctx, threads, threads)
         stats = GenerationStats(prompt_tokens=len(prompt))
         batch_cap = self._batch_size(n)
@@ -427,9 +427,8 @@ class LlamaCppBackend(Backend):
                 running[:] = group
                 while running:
                     check_cancel(cancel)
-                    wanted = self.n_threads_verifying if self._verifier_busy else self.n_threads
-                    if wanted != threads:  # the verifier started or stopped timing a candidate
-                        threads = wanted
+                    if self._threads() != threads:  # the verifier started or stopped timing a candidate
+                        threads = self._threads()
                         lib.llama_set_n_threads(ctx, threads, threads)
                     drafts = self._drafts(running, lookups, [max_tokens - c - 1 for c in counts]) if lookups else {}
                     batch.n_tokens = 0
@@ -479,6 +478,9 @@ class LlamaCppBackend(Backend):
         """While the caller times a candidate, sampling runs on ``n_threads_verifying`` threads."""
         with self._busy_lock:
             self._verifier_busy = max(0, self._verifier_busy + (1 if busy else -1))
+
+    def _threads(self) -> int:
+        return self.n_threads_verifying if self._verifier_busy else self.n_threads
 
     def clear_prompt_cache(self) -> None:
         """Forget the cached prompt: the next request reads its whole prompt (for benchmarks)."""
