@@ -17,6 +17,9 @@ from perfalign.server.backends import create_backend
 from perfalign.server.settings import Settings
 
 
+SIZES = (1, 2, 4, 8, 16, 64)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None)
@@ -48,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = {}
     try:
-        for size in (1, 2, 4, 8, 16, 64):
+        for size in SIZES:
             step(size)  # warm-up
             pos += 1
             start = time.perf_counter()

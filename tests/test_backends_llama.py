@@ -91,7 +91,7 @@ def test_lora_adapter_changes_the_output(tiny_gguf: tuple[Path, Path]) -> None:
 
 def test_drafted_tokens_never_change_the_text(tiny_gguf: tuple[Path, Path]) -> None:
     """Prompt-lookup drafts only save steps: greedy and seeded samples are the same text."""
-    plain = tiny(tiny_gguf, n_threads=1, lookahead=0)
+    plain = tiny(tiny_gguf, n_threads=1, lookahead=0, batch_fill=0)
     drafting = tiny(tiny_gguf, n_threads=1, lookahead=4, batch_fill=0)
     try:
         for temperature, seed in ((0.0, 0), (1.0, 5)):
@@ -189,3 +189,28 @@ def test_many_samples_with_drafts_fit_in_one_batch(tiny_gguf: tuple[Path, Path])
     finally:
         small.close()
         plain.close()
+
+
+def test_steps_are_filled_to_the_kernels_width_without_changing_the_text(tiny_gguf: tuple[Path, Path]) -> None:
+    """A step of 2-3 tokens costs more than one of 4, so steps hold 1 token or a multiple of 4."""
+    plain = tiny(tiny_gguf, n_threads=1, lookahead=0, batch_fill=0)
+    padded = tiny(tiny_gguf, n_threads=1, lookahead=0)  # no prompt lookup: only padding fills the steps
+    filled = tiny(tiny_gguf, n_threads=1)  # the defaults: drafts first, then padding
+    try:
+        for temperature, seed in ((0.0, 0), (1.0, 5)):
+            kw = {"max_tokens": 40, "temperature": temperature, "top_p": 0.95, "seed": seed}
+            expected = plain.generate(MESSAGES, 3, **kw)
+            assert set(plain.last_stats.step_sizes) & {2, 3}  # unfilled: 3 sequences, then fewer
+            for backend in (padded, filled):
+                for batched in (True, False):
+                    backend.batched = batched
+                    assert backend.generate(MESSAGES, 3, **kw) == expected
+                    stats = backend.last_stats
+                    assert all(size == 1 or size % 4 == 0 for size in stats.step_sizes), stats.step_sizes
+                    if backend is padded:
+                        assert stats.padded_tokens == stats.drafted_tokens
+                        assert (stats.padded_tokens > 0) == batched  # a lone sequence is never padded
+    finally:
+        plain.close()
+        padded.close()
+        filled.close()

@@ -55,8 +55,12 @@ class LlamaCppOptions(Options):
     # much of the original) and check them all in the same batch. 0: off.
     lookahead: int = 3  # most drafted tokens per sequence and step
     lookup_ngram: int = 3  # longest n-gram looked up (down to 2)
-    # Drafts only fill each step's batch up to a multiple of this many tokens
-    # (ggml's CPU kernels multiply 4 columns at once); 0: always draft `lookahead`.
+    # Each step's batch is filled up to a multiple of this many tokens: ggml's
+    # repacked CPU kernels multiply 4 columns at once and take any rest one column
+    # at a time, so a step of 2 or 3 tokens costs more than one of 4. Drafts fill
+    # it first; where they run out, the step is padded with guesses (the last
+    # token again) that are checked like drafts. A lone token is not padded.
+    # 0: no filling, and always draft `lookahead`.
     batch_fill: int = 4
     # ggml's extra weight layouts (weights repacked for the CPU's matrix kernels:
     # faster sampling, and several sequences per step cost little more than one).
@@ -79,6 +83,8 @@ class GenerationStats:
     steps: int = 0
     drafted_tokens: int = 0
     accepted_tokens: int = 0
+    padded_tokens: int = 0  # guesses that only fill a step up to ``batch_fill`` (counted in drafted_tokens)
+    step_sizes: dict[int, int] = field(default_factory=dict)  # tokens per decode step -> steps
 
     @property
     def tokens_per_s(self) -> float:
@@ -294,7 +300,7 @@ class LlamaCppBackend(Backend):
 
     def _batch_size(self, n_seq: int) -> int:
         """Tokens one ``llama_decode`` may take: a prompt chunk, or every sequence with its drafts."""
-        return max(self.options.n_batch, n_seq * (1 + max(0, self.options.lookahead)))
+        return max(self.options.n_batch, n_seq * (1 + max(0, self.options.lookahead)), n_seq + self.options.batch_fill)
 
     def _sampler(self, temperature: float, top_p: float, seed: int) -> Any:
         lib = self._lib
@@ -349,7 +355,7 @@ class LlamaCppBackend(Backend):
                 f"context of {limit} tokens: the function is too long for this model"
             )
         lookahead = max(0, self.options.lookahead)
-        n_ctx = self.options.n_ctx or (len(prompt) + n * (max_tokens + lookahead + 1) + 16)
+        n_ctx = self.options.n_ctx or (len(prompt) + n * (max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16)
         ctx = self._context(n_ctx, n)
         memory = lib.llama_get_memory(ctx)
         threads = self._threads()
@@ -430,7 +436,8 @@ class LlamaCppBackend(Backend):
                     if self._threads() != threads:  # the verifier started or stopped timing a candidate
                         threads = self._threads()
                         lib.llama_set_n_threads(ctx, threads, threads)
-                    drafts = self._drafts(running, lookups, [max_tokens - c - 1 for c in counts]) if lookups else {}
+                    drafts, padded = self._drafts(running, lookups, [max_tokens - c - 1 for c in counts], pending)
+                    stats.padded_tokens += padded
                     batch.n_tokens = 0
                     first: dict[int, int] = {}
                     for s in running:
@@ -446,6 +453,7 @@ class LlamaCppBackend(Backend):
                     if lib.llama_decode(ctx, batch) != 0:
                         raise BackendError("llama.cpp ran out of context while sampling; ask for a smaller max_tokens")
                     stats.steps += 1
+                    stats.step_sizes[batch.n_tokens] = stats.step_sizes.get(batch.n_tokens, 0) + 1
                     for s in list(running):
                         draft = drafts.get(s, [])
                         stats.drafted_tokens += len(draft)
@@ -506,30 +514,42 @@ class LlamaCppBackend(Backend):
             lib.llama_memory_seq_rm(memory, s, -1, -1)
         return common
 
-    def _drafts(self, running: list[int], lookups: list[PromptLookup], room: list[int]) -> dict[int, list[int]]:
-        """Drafted tokens per running sequence for the next step.
+    def _drafts(self, running: list[int], lookups: list[PromptLookup], room: list[int],
+                pending: dict[int, int]) -> tuple[dict[int, list[int]], int]:
+        """Drafted tokens per running sequence for the next step, and how many of them are padding.
 
-        With ``batch_fill`` (the CPU's matrix kernels take 4 tokens at once, so a
-        step of 1-3 tokens costs about as much as 4), drafts only fill the batch
-        up to the next multiple of it; otherwise each sequence gets up to
-        ``lookahead`` drafted tokens.
+        With ``batch_fill`` the step holds 1 token or a multiple of ``batch_fill``:
+        prompt-lookup drafts fill it first (round robin over the sequences), then
+        padding guesses (each sequence's last token repeated), which are checked
+        like any draft. Without it each sequence gets up to ``lookahead`` drafted
+        tokens. Lookup drafts stop at a sequence's ``max_tokens``; padding may
+        pass it (the context has room for ``batch_fill`` more per sequence) and
+        is never kept there.
         """
         lookahead, fill = self.options.lookahead, self.options.batch_fill
-        wanted = {s: lookups[s].draft(min(lookahead, room[s])) for s in running if room[s] > 0}
+        wanted = {s: lookups[s].draft(min(lookahead, room[s])) if lookups and room[s] > 0 else [] for s in running}
         if not fill:
-            return {s: d for s, d in wanted.items() if d}
+            return {s: d for s, d in wanted.items() if d}, 0
         budget = -len(running) % fill
-        given: dict[int, int] = {s: 0 for s in wanted}
+        drafts: dict[int, list[int]] = {s: [] for s in running}
         while budget > 0:
             grew = False
             for s, draft in wanted.items():
-                if budget > 0 and given[s] < len(draft):
-                    given[s] += 1
+                if budget > 0 and len(drafts[s]) < len(draft):
+                    drafts[s].append(draft[len(drafts[s])])
                     budget -= 1
                     grew = True
             if not grew:
                 break
-        return {s: wanted[s][: given[s]] for s in wanted if given[s]}
+        padded = 0
+        if len(running) + sum(len(d) for d in drafts.values()) > 1:
+            while budget > 0:
+                for s in drafts:
+                    if budget > 0:
+                        drafts[s].append(drafts[s][-1] if drafts[s] else pending[s])
+                        budget -= 1
+                        padded += 1
+        return {s: d for s, d in drafts.items() if d}, padded
 
     def close(self) -> None:
         lib = self._lib
