@@ -80,8 +80,12 @@ def pull(name: str, from_dir: Path | None, force: bool) -> None:
             raise _fail(exc) from None
         except KeyboardInterrupt:
             raise click.ClickException("interrupted; nothing was written") from None
-    verb = "already present and verified" if result.already_present else "assembled and verified"
+    manifest = registry.get_manifest(name)
+    made = "derived" if manifest.derive else "assembled"
+    verb = "already present and verified" if result.already_present else f"{made} and verified"
     click.echo(f"{name}: {verb}: {result.path} ({result.size / 2**20:,.0f} MiB)")
+    if result.note:
+        click.echo(f"note: {result.note}", err=True)
 
 
 @models.command()
@@ -101,6 +105,7 @@ def info(name: str, as_json: bool) -> None:
         sha256=manifest.sha256,
         source=manifest.source,
         lineage=manifest.lineage,
+        derive=manifest.derive,
         eval=manifest.eval,
         parts=len(manifest.parts),
         endpoint=manifest.endpoint or None,

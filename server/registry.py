@@ -69,6 +69,9 @@ class Manifest:
     source: dict[str, Any] = field(default_factory=dict)
     lineage: dict[str, Any] = field(default_factory=dict)
     eval: dict[str, Any] = field(default_factory=dict)
+    # Made from another model's file by requantizing it (server/registry_derive.py):
+    # {"from": NAME, "tensor_type": "Q4_K", ...}.
+    derive: dict[str, Any] = field(default_factory=dict)
     # kind = "adapter": a GGUF LoRA adapter applied on ``base``.
     base: str = ""
     adapter: str = ""  # adapter file: absolute, or relative to the manifest's folder
@@ -239,7 +242,8 @@ def resolve(name: str) -> ResolvedModel:
                 f"model {name!r}: {path} is {path.stat().st_size} bytes, expected {manifest.size}; "
                 f"run: perfalign models pull {name}"
             )
-        hint = f"run: perfalign models pull {name}" if manifest.parts or manifest.source.get("kind") == "huggingface" else (
+        pullable = manifest.parts or manifest.derive or manifest.source.get("kind") == "huggingface"
+        hint = f"run: perfalign models pull {name}" if pullable else (
             f"the file {path} is missing"
         )
         raise ModelNotPulledError(f"model {name!r} is not on this machine; {hint}")

