@@ -27,7 +27,7 @@ install-dev: llama
 	./scripts/bootstrap-editors.sh
 
 model: install
-	$(BIN)/perfalign models pull qwen2.5-coder-1.5b-q4k
+	$(BIN)/perfalign models pull qwen2.5-coder-1.5b
 
 # Set up, then suggest a verified rewrite of an example function with the default model.
 demo: model

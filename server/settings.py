@@ -17,7 +17,7 @@ CONFIG_FILE = "perfalign.toml"
 
 @dataclass
 class Settings:
-    model: str = "qwen2.5-coder-1.5b-q4k"
+    model: str = "qwen2.5-coder-1.5b"
     backend: str = "llama-cpp"
     endpoint: str | None = None
     samples: int = 4

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import threading
 from pathlib import Path
 
@@ -113,9 +114,21 @@ def test_cancelling_a_derivation_leaves_nothing(tiny_gguf: tuple[Path, Path], mo
     assert not (models_dir / "tiny-q8.gguf").exists() and leftovers(models_dir) == []
 
 
-def test_the_default_model_is_derived_from_the_shipped_q4_k_m_file() -> None:
-    default = registry.get_manifest(Settings().model)
-    assert default.derive == {**default.derive, "from": "qwen2.5-coder-1.5b", "tensor_type": "Q4_K"}
-    source = registry.get_manifest(default.derive["from"])
-    assert len(source.parts) == 22 and source.sha256
-    assert default.size is not None and default.size < source.size  # type: ignore[operator]
+def test_the_shipped_q4k_variant_is_derived_from_the_q4_k_m_file() -> None:
+    variant = registry.get_manifest("qwen2.5-coder-1.5b-q4k")
+    assert variant.derive["from"] == "qwen2.5-coder-1.5b" and variant.derive["tensor_type"] == "Q4_K"
+    source = registry.get_manifest(variant.derive["from"])
+    assert len(source.parts) == 22 and source.sha256 and Settings().model == source.name
+    assert variant.size is not None and source.size is not None and variant.size < source.size
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the reference hash is the x86-64 build's")
+def test_deriving_the_real_variant_gives_the_reference_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest's sha256 is what the pinned llama.cpp writes from the checked Q4_K_M file."""
+    source = registry.resolve("qwen2.5-coder-1.5b").model_path  # pulled by `make test`
+    assert source is not None
+    monkeypatch.setenv("PERFALIGN_MODELS", str(tmp_path))
+    (tmp_path / source.name).symlink_to(source)
+    result = pull("qwen2.5-coder-1.5b-q4k")
+    assert result.note == "" and result.sha256 == registry.get_manifest("qwen2.5-coder-1.5b-q4k").sha256
