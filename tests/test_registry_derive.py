@@ -132,3 +132,19 @@ def test_deriving_the_real_variant_gives_the_reference_file(tmp_path: Path, monk
     (tmp_path / source.name).symlink_to(source)
     result = pull("qwen2.5-coder-1.5b-q4k")
     assert result.note == "" and result.sha256 == registry.get_manifest("qwen2.5-coder-1.5b-q4k").sha256
+
+
+def test_a_cancelled_child_is_killed_at_once() -> None:
+    """pip downloads and the quantizer run as children that a cancel kills mid-run."""
+    import sys
+    import time
+
+    from perfalign.server.registry_assembly import run_child
+
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    with pytest.raises(DeriveError, match="stopped"):
+        run_child([sys.executable, "-c", "import time; time.sleep(30)"], cancel, DeriveError("stopped"))
+    assert time.monotonic() - started < 5
+    assert run_child([sys.executable, "-c", "print('made')"], None, DeriveError("unused")) == (0, "made\n")
