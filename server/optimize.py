@@ -270,7 +270,9 @@ def run_optimize(
     def progress() -> Progress:
         done = len(candidates)
         fraction = min(0.99, 0.05 + 0.45 * samples_seen / max(n, 1) + 0.5 * done / max(n, 1))
-        return Progress(fraction, f"{samples_seen}/{n} sampled, {done}/{n} verified")
+        faster = [c.verdict.speedup or 0.0 for c in candidates.values() if c.verdict.status is Status.FASTER]
+        best = f"; one verified {max(faster):.2f}× faster so far" if faster else ""
+        return Progress(fraction, f"{samples_seen}/{n} sampled, {done}/{n} verified{best}")
 
     outcome = ""
     summary = ""

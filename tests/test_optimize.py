@@ -86,6 +86,11 @@ def test_every_candidate_gets_a_verdict_and_the_fastest_is_suggested(tmp_path: P
     assert finished.original_code.startswith("void row_sums(")
     fractions = [e.fraction for e in events if isinstance(e, Progress)]
     assert fractions == sorted(fractions) or max(fractions) < 1.0
+    # Progress says a faster rewrite exists as soon as one is verified, before the job ends.
+    first_faster = next(i for i, e in enumerate(events) if isinstance(e, VerdictReady) and e.candidate.verdict.verified)
+    messages = [e.message for e in events[first_faster:] if isinstance(e, Progress) and "sampled," in e.message]
+    assert messages and all("verified" in m and "× faster so far" in m for m in messages)
+    assert not any("faster so far" in e.message for e in events[:first_faster] if isinstance(e, Progress))
     assert row_sums.read_text() == original
 
 
