@@ -106,6 +106,7 @@ def info(name: str, as_json: bool) -> None:
         source=manifest.source,
         lineage=manifest.lineage,
         derive=manifest.derive,
+        made=_made(manifest),
         eval=manifest.eval,
         parts=len(manifest.parts),
         endpoint=manifest.endpoint or None,
@@ -121,6 +122,15 @@ def info(name: str, as_json: bool) -> None:
         if value in (None, "", {}, []):
             continue
         click.echo(f"{key:14} {value}")
+
+
+def _made(manifest: registry.Manifest) -> dict[str, str] | None:
+    """For a derived model on disk: the hashes and llama.cpp version its file was made with."""
+    if not manifest.derive or manifest.weights_path is None:
+        return None
+    from perfalign.server.registry_derive import read_sidecar  # noqa: PLC0415
+
+    return read_sidecar(manifest.weights_path) or None
 
 
 @models.group()

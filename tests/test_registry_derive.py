@@ -83,6 +83,7 @@ def test_a_different_reference_hash_is_reported_and_the_file_kept(tiny_gguf: tup
     assert registry.resolve("tiny-q8").model_path == models_dir / "tiny-q8.gguf"
     info = json.loads(CliRunner().invoke(cli, ["models", "info", "tiny-q8", "--json"]).output)
     assert info["derive"] == {"from": "tiny-src", "tensor_type": "Q8_0"}
+    assert info["made"]["sha256"] == file_sha256(models_dir / "tiny-q8.gguf") != "0" * 64
 
 
 @pytest.mark.parametrize(
