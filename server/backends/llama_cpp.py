@@ -136,7 +136,8 @@ def has_amx_kernels(lib: Any) -> bool:
     return "AMX" in lib.llama_print_system_info().decode(errors="replace")
 
 
-def _quiet(lib: Any) -> None:
+def quiet_logs(lib: Any) -> None:
+    """Silence llama.cpp's log for this process (the callback is kept alive here)."""
     global _LOG_CALLBACK
     if _LOG_CALLBACK is None:
         _LOG_CALLBACK = lib.llama_log_callback(lambda level, text, data: None)
@@ -188,7 +189,7 @@ class LlamaCppBackend(Backend):
             )
         with _INIT_LOCK:
             if not options.verbose:
-                _quiet(lib)
+                quiet_logs(lib)
             lib.llama_backend_init()
         params = lib.llama_model_default_params()
         self.extra_buffer_types = (
