@@ -1,6 +1,7 @@
 """The llama.cpp backend on a tiny GGUF built offline: batched sampling and a LoRA adapter (needs the train extra)."""
 from __future__ import annotations
 
+import os
 import platform
 import threading
 from pathlib import Path
@@ -148,6 +149,35 @@ def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tupl
         try:
             assert cold.generate(other, 3, **kw) == again
             assert cold.generate(MESSAGES, 1, **kw) == fewer
+        finally:
+            cold.close()
+    finally:
+        warm.close()
+
+
+def test_switching_between_two_system_prompts_reads_neither_again(tiny_gguf: tuple[Path, Path]) -> None:
+    """Serial and OpenMP requests alternate: each starts from the last prompt of its own kind."""
+    warm = tiny(tiny_gguf, n_threads=1)
+    serial = {"role": "system", "content": "You are an expert in C. Make the function faster on one core."}
+    openmp = {"role": "system", "content": "You are an expert in C. Parallelize the function with OpenMP pragmas."}
+    users = [{"role": "user", "content": f"Optimize: int f{i}(const int *a, int n)"} for i in range(4)]
+    requests = [[serial, users[0]], [openmp, users[1]], [serial, users[2]], [openmp, users[3]]]
+    kw = {"max_tokens": 12, "temperature": 1.0, "top_p": 0.95, "seed": 4}
+    try:
+        texts, reused = [], []
+        for messages in requests:
+            texts.append(warm.generate(messages, 3, **kw))
+            reused.append(warm.last_stats.reused_prompt_tokens)
+        head = [warm.tokenize(warm.apply_template(m)) for m in requests]
+        shared = [len(os.path.commonprefix([head[i], head[i - 2]])) if i >= 2 else None for i in range(4)]
+        assert reused[1] == len(os.path.commonprefix([head[0], head[1]]))  # only the common start
+        assert reused[2] == shared[2] and reused[3] == shared[3]  # the whole system prompt of its kind
+        assert reused[3] > reused[1]
+        cold = tiny(tiny_gguf, n_threads=1)
+        try:
+            for messages, text in zip(requests, texts):
+                cold.clear_prompt_cache()
+                assert cold.generate(messages, 3, **kw) == text
         finally:
             cold.close()
     finally:

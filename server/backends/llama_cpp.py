@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.backends.prompt_cache import PromptCache
 from perfalign.server.backends.base import (
     Backend,
     BackendError,
@@ -68,6 +69,11 @@ class LlamaCppOptions(Options):
     # (SIGILL) on CPUs and virtual machines that report AMX without enabling it;
     # `make install` builds llama.cpp without them (scripts/build-llama.sh).
     extra_buffer_types: bool | None = None
+    # Earlier prompts kept in the KV cache besides the last one (in spare sequence
+    # ids): a request starts from whichever shares the longest prefix with it, so
+    # switching between serial and OpenMP requests does not read the system
+    # prompt again. 0: only the last prompt.
+    kept_prompts: int = 2
 
 
 @dataclass
@@ -155,6 +161,22 @@ def _available_memory() -> int | None:
     return None
 
 
+class _Memory:
+    """A context's KV cache, as :class:`PromptCache` uses it."""
+
+    def __init__(self, lib: Any, memory: Any) -> None:
+        self._lib, self._memory = lib, memory
+
+    def seq_rm(self, seq: int, p0: int, p1: int) -> bool:
+        return bool(self._lib.llama_memory_seq_rm(self._memory, seq, p0, p1))
+
+    def seq_cp(self, src: int, dst: int, p0: int, p1: int) -> None:
+        self._lib.llama_memory_seq_cp(self._memory, src, dst, p0, p1)
+
+    def clear(self) -> None:
+        self._lib.llama_memory_clear(self._memory, True)
+
+
 class LlamaCppBackend(Backend):
     name = "llama-cpp"
     batched = True
@@ -166,10 +188,9 @@ class LlamaCppBackend(Backend):
         self.last_stats = GenerationStats()
         self._lock = threading.Lock()
         self._ctx: Any = None
-        # The prompt whose KV cells the context still holds (for all of its
-        # sequences): a new request reads only what follows the common prefix.
-        self._cached_prompt: list[int] = []
-        self._cached_seqs = 0
+        # The prompts whose KV cells the context still holds: a new request
+        # reads only what follows the longest prefix it shares with one of them.
+        self._prompts = PromptCache(slots=max(0, options.kept_prompts))
         self._verifier_busy = 0  # candidates being timed right now (see verifier_busy)
         self._busy_lock = threading.Lock()
         self._ctx_size = 0
@@ -264,8 +285,11 @@ class LlamaCppBackend(Backend):
             n = self._lib.llama_token_to_piece(self._vocab, token, buf, -n, 0, False)
         return buf.raw[:n]
 
-    def _context(self, n_ctx: int, n_seq: int) -> Any:
-        """A context with room for ``n_ctx`` tokens over ``n_seq`` sequences (reused when it fits)."""
+    def _context(self, n_ctx: int, n_seq: int, headroom: int = 0) -> Any:
+        """A context with room for ``n_ctx`` tokens over ``n_seq`` sequences (reused when it fits).
+
+        A new context gets ``headroom`` more cells, so that the next requests' kept prompts fit too.
+        """
         lib = self._lib
         n_ctx = max(n_ctx, 512)
         n_batch = self._batch_size(n_seq)
@@ -274,12 +298,13 @@ class LlamaCppBackend(Backend):
         if self._ctx is not None:
             lib.llama_free(self._ctx)
             self._ctx = None
-        self._cached_prompt = []
+        self._prompts.forget()
         params = lib.llama_context_default_params()
-        params.n_ctx = ((n_ctx + 1023) // 1024) * 1024
+        params.n_ctx = ((n_ctx + headroom + 1023) // 1024) * 1024
         params.n_batch = n_batch
         params.n_ubatch = n_batch
-        params.n_seq_max = max(n_seq, 8)  # room for more samples next time keeps the cached prompt
+        # Room for more samples next time keeps the cached prompt; the top ids keep earlier prompts.
+        params.n_seq_max = max(n_seq + self._prompts.slots, 8)
         params.kv_unified = True  # all sequences share one cache, so the prompt is stored once
         params.n_threads = self.n_threads
         params.n_threads_batch = self.n_threads
@@ -356,9 +381,14 @@ class LlamaCppBackend(Backend):
                 f"context of {limit} tokens: the function is too long for this model"
             )
         lookahead = max(0, self.options.lookahead)
-        n_ctx = self.options.n_ctx or (len(prompt) + n * (max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16)
-        ctx = self._context(n_ctx, n)
+        needed = len(prompt) + n * (max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16
+        kept = self._prompts.cells()  # earlier prompts the context keeps besides this request's cells
+        if self.options.n_ctx:
+            ctx = self._context(self.options.n_ctx, n)
+        else:
+            ctx = self._context(needed + kept, n, headroom=self._prompts.slots * len(prompt))
         memory = lib.llama_get_memory(ctx)
+        room = self._ctx_size >= needed + kept  # with a fixed n_ctx, this request's own cells come first
         threads = self._threads()
         lib.llama_set_n_threads(ctx, threads, threads)
         stats = GenerationStats(prompt_tokens=len(prompt))
@@ -370,7 +400,7 @@ class LlamaCppBackend(Backend):
             #    The part the last request's prompt shares with this one is still
             #    in the cache and is not read again.
             t0 = time.perf_counter()
-            reused = self._reuse_prefix(memory, prompt, n)
+            reused = self._prompts.prepare(_Memory(lib, memory), prompt, n, self._ctx_seq, keep=room)
             stats.reused_prompt_tokens = reused
             for start in range(reused, len(prompt), batch_cap):
                 check_cancel(cancel)
@@ -385,7 +415,7 @@ class LlamaCppBackend(Backend):
                     batch.logits[j] = start + j == len(prompt) - 1
                 if lib.llama_decode(ctx, batch) != 0:
                     raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
-            self._cached_prompt, self._cached_seqs = list(prompt), n
+            self._prompts.commit(prompt, n)
             stats.prompt_s = time.perf_counter() - t0
 
             # 2. Every step decodes, for each running sequence, its pending token
@@ -494,26 +524,9 @@ class LlamaCppBackend(Backend):
     def clear_prompt_cache(self) -> None:
         """Forget the cached prompt: the next request reads its whole prompt (for benchmarks)."""
         with self._lock:
-            self._cached_prompt = []
-
-    def _reuse_prefix(self, memory: Any, prompt: list[int], n: int) -> int:
-        """Keep the cached cells of the prompt's common prefix for sequences 0..n-1; return its length."""
-        lib = self._lib
-        cached, self._cached_prompt = self._cached_prompt, []  # unknown until this prompt is read
-        common = 0
-        for a, b in zip(cached, prompt):
-            if a != b:
-                break
-            common += 1
-        common = min(common, len(prompt) - 1)  # the last token is read again for its logits
-        if common <= 0 or not lib.llama_memory_seq_rm(memory, -1, common, -1):
-            lib.llama_memory_clear(memory, True)
-            return 0
-        for s in range(self._cached_seqs, n):
-            lib.llama_memory_seq_cp(memory, 0, s, 0, common)
-        for s in range(n, self._cached_seqs):
-            lib.llama_memory_seq_rm(memory, s, -1, -1)
-        return common
+            if self._ctx is not None:
+                self._lib.llama_memory_clear(self._lib.llama_get_memory(self._ctx), True)
+            self._prompts.forget()
 
     def _drafts(self, running: list[int], lookups: list[PromptLookup], room: list[int],
                 pending: dict[int, int]) -> tuple[dict[int, list[int]], int]:

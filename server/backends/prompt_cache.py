@@ -1,0 +1,152 @@
+"""Which prompts the llama.cpp context still holds, and how much of a new prompt they spare.
+
+The context's KV cache is shared by every sequence id. A request's N samples
+use ids ``0..N-1``; their cells start with the request's prompt (stored once,
+shared by all N). The next request keeps the prefix it shares with that prompt
+and reads only the rest.
+
+Requests alternate between a few kinds of prompt (the serial and the OpenMP
+system prompts differ after a few dozen tokens), so the prompt of the last
+request is not always the best start. Before the live prompt is cut back, it
+is *kept*: copied, as cell references, into a spare sequence id at the top of
+the range. A later request starts from whichever prompt, live or kept, shares
+the longest prefix with it. At most ``slots`` prompts are kept: a new one
+replaces the kept prompt it is closest to (the same kind), or else the least
+recently used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class Memory(Protocol):
+    """The three KV-cache operations the cache needs (``llama_memory_*`` on one context)."""
+
+    def seq_rm(self, seq: int, p0: int, p1: int) -> bool: ...
+
+    def seq_cp(self, src: int, dst: int, p0: int, p1: int) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@dataclass
+class PromptCache:
+    slots: int = 2  # prompts kept besides the live one
+    live: list[int] = field(default_factory=list)  # the prompt of sequences 0..live_seqs-1
+    live_seqs: int = 0
+    kept: dict[int, list[int]] = field(default_factory=dict)  # spare sequence id -> the prompt it holds
+    _used: dict[int, int] = field(default_factory=dict)
+    _clock: int = 0
+    _used_seqs: int = 0
+
+    def cells(self) -> int:
+        """KV cells the next request may find held besides its own: the kept prompts, and the live one once kept."""
+        return sum(len(p) for p in self.kept.values()) + (len(self.live) if self.slots else 0)
+
+
+    def forget(self) -> None:
+        """After the context was recreated or cleared: it holds nothing."""
+        self.live, self.live_seqs, self._used_seqs = [], 0, 0
+        self.kept.clear()
+        self._used.clear()
+
+    def prepare(self, memory: Memory, prompt: list[int], n: int, n_seq_max: int, *, keep: bool = True) -> int:
+        """Set sequences ``0..n-1`` up to start ``prompt``; return how many of its tokens they already hold.
+
+        At least the last token is always left to read (its logits start sampling).
+        ``keep=False`` (no room in the context for earlier prompts) frees the kept
+        prompts and keeps none. :meth:`commit` follows once the prompt has been read.
+        """
+        held = self.live_seqs
+        busy = max(n, held, self._used_seqs)  # sequence ids that may hold cells of a request
+        self._used_seqs = busy
+        for seq in [s for s in self.kept if not keep or s < busy or s >= n_seq_max]:
+            memory.seq_rm(seq, -1, -1)
+            self._drop(seq)
+        cap = len(prompt) - 1
+        live = min(common_prefix(self.live, prompt), cap) if held else 0
+        best, reuse = None, live
+        for seq, kept in self.kept.items():
+            c = min(common_prefix(kept, prompt), cap)
+            if c > reuse:
+                best, reuse = seq, c
+        if keep and held and live < len(self.live):
+            self._keep(memory, busy, n_seq_max, protect=best)
+        self.live, self.live_seqs = [], 0  # unknown until this prompt is read
+        if reuse <= 0 and not self.kept:
+            memory.clear()
+            return 0
+        if best is None:
+            for seq in range(busy):
+                cut = reuse if reuse > 0 and seq < min(n, held) else -1
+                if not memory.seq_rm(seq, cut, -1):  # a model whose memory cannot be cut
+                    memory.clear()
+                    self.forget()
+                    return 0
+            for seq in range(held, n):
+                if reuse > 0:
+                    memory.seq_cp(0, seq, 0, reuse)
+        else:
+            for seq in range(busy):
+                memory.seq_rm(seq, -1, -1)
+            for seq in range(n):
+                memory.seq_cp(best, seq, 0, reuse)
+            self._touch(best)
+        return reuse
+
+    def commit(self, prompt: list[int], n: int) -> None:
+        """Sequences ``0..n-1`` now hold ``prompt``."""
+        self.live, self.live_seqs = list(prompt), n
+
+    # ------------------------------------------------------------------ internals
+
+    def _keep(self, memory: Memory, busy: int, n_seq_max: int, protect: int | None) -> None:
+        """Copy the live prompt into a spare sequence id (one of the top ``slots`` above ``busy``) before it is cut back.
+
+        The kept prompt ``protect`` (the one the next request starts from) is not replaced.
+        """
+        prompt = self.live
+        free = [s for s in list(range(n_seq_max - 1, busy - 1, -1))[: self.slots] if s != protect]
+        target = self._closest(prompt)
+        if target not in free:
+            unused = [s for s in free if s not in self.kept]
+            if unused:
+                target = unused[0]
+            else:
+                target = min((s for s in self.kept if s in free), key=lambda s: self._used.get(s, 0), default=None)
+        if target is None:
+            return
+        if target in self.kept:
+            memory.seq_rm(target, -1, -1)
+        memory.seq_cp(0, target, 0, len(prompt))
+        self.kept[target] = list(prompt)
+        self._touch(target)
+
+    def _closest(self, prompt: list[int]) -> int | None:
+        """The kept prompt of the same kind as ``prompt``: it shares more with it than with any other kept one."""
+        if not self.kept:
+            return None
+        seq = max(self.kept, key=lambda s: common_prefix(self.kept[s], prompt))
+        near = common_prefix(self.kept[seq], prompt)
+        others = [common_prefix(self.kept[seq], p) for s, p in self.kept.items() if s != seq]
+        if near > 0 and all(near > o for o in others) and (others or len(self.kept) >= self.slots):
+            return seq
+        return None
+
+    def _touch(self, seq: int) -> None:
+        self._clock += 1
+        self._used[seq] = self._clock
+
+    def _drop(self, seq: int) -> None:
+        self.kept.pop(seq, None)
+        self._used.pop(seq, None)
