@@ -136,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
                     "best_speedup": best, "first_verified_s": round(first_verified, 1) if first_verified else None,
                     "total_s": round(total, 1), "summary": finished.summary,
                 }
+                stats = getattr(backend, "last_stats", None)
+                if stats is not None:
+                    row["prompt"] = {"tokens": stats.prompt_tokens, "reused": stats.reused_prompt_tokens,
+                                     "s": round(stats.prompt_s, 2)}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 if args.save_raw is not None:

@@ -493,7 +493,7 @@ def cparse_language(path: Path) -> str:
 
 
 def on_event(ls: PerfalignServer, job: Job, event: Any) -> None:
-    from perfalign.server.events import Finished, Progress
+    from perfalign.server.events import Finished, Progress, VerdictReady
 
     if isinstance(event, Progress):
         job.last_fraction, job.last_message = event.fraction, event.message
@@ -504,15 +504,72 @@ def on_event(ls: PerfalignServer, job: Job, event: Any) -> None:
                     message=event.message, percentage=max(0, min(100, int(event.fraction * 100)))
                 ),
             )
+    elif isinstance(event, VerdictReady):
+        if event.candidate.verdict.verified and not job.cancel.is_set():
+            offer_early(ls, job, event.candidate)
     elif isinstance(event, Finished):
         pending = ls.pending.get(job.id)
         if pending is not None:
             pending.finished = event
 
 
+def _suggestion(ls: PerfalignServer, candidate: Any) -> Suggestion:
+    includes, replacement = split_candidate(candidate.code)
+    verdict = candidate.verdict
+    return Suggestion(
+        key=ls.next_key(),
+        code=replacement,
+        title=_apply_title(verdict),
+        candidate_id=candidate.candidate_id,
+        diff=candidate.diff,
+        speedup=verdict.speedup,
+        includes=includes,
+        low=verdict.ci95[0] if verdict.ci95 is not None else verdict.speedup,
+    )
+
+
+def _listed(suggestions: list[Suggestion]) -> list[dict[str, Any]]:
+    return [{"suggestion": s.key, "title": s.title, "speedup": s.speedup, "candidateId": s.candidate_id} for s in suggestions]
+
+
+def offer_early(ls: PerfalignServer, job: Job, candidate: Any) -> None:
+    """A candidate verified faster while the job goes on: offer it now, ranked with any found before."""
+    pending = ls.pending.get(job.id)
+    if pending is None:
+        return
+    try:
+        span = ls.function_named(ls.view(job.uri), job.function, pending.original_code)
+    except Refusal:
+        return
+    if span is None or not same_code(span.info.text, pending.original_code):
+        return  # the function changed: the job's end says its results were withdrawn
+    if pending.offer is None:
+        pending.offer = Offer(job.uri, job.function, job.mode, pending.original_code)
+    offer = pending.offer
+    if offer.accepted is not None or offer.add(_suggestion(ls, candidate)).state is not State.OFFERED:
+        return
+    results = ls.results.setdefault(job.uri, {})
+    result = results.get(job.function)
+    if result is None or result.offer is not offer:
+        result = results[job.function] = FunctionResult(
+            job.uri, job.function, job.mode, "verified", "", pending.original_code, offer
+        )
+    result.status, result.summary = "verified", _found_summary(job.function, offer, checking=True)
+    ls.publish(job.uri)
+
+
 def on_done(ls: PerfalignServer, job: Job, error: BaseException | None) -> None:
     pending = ls.pending.pop(job.id, None)
     finished = pending.finished if pending else None
+    early = pending.offer if pending is not None else None
+    payload: dict[str, Any] = {"uri": job.uri, "function": job.function, "mode": job.mode, "job": job.id}
+    if early is not None and early.accepted is not None:
+        # The user applied a suggestion offered while the job ran, which ended the job.
+        message = f"applied a verified rewrite of {job.function}; the remaining candidates were not checked"
+        if job.token is not None:
+            ls.work_done_progress.end(job.token, types.WorkDoneProgressEnd(message=message))
+        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": "applied", "summary": message, "suggestions": []})
+        return
     if job.cancel.is_set():
         status, message = "cancelled", f"cancelled {MODE_VERB[job.mode]} {job.function}"
     elif error is not None:
@@ -530,18 +587,24 @@ def on_done(ls: PerfalignServer, job: Job, error: BaseException | None) -> None:
         status, message = "", ""
     if job.token is not None:
         ls.work_done_progress.end(job.token, types.WorkDoneProgressEnd(message=message or "done"))
-    payload: dict[str, Any] = {"uri": job.uri, "function": job.function, "mode": job.mode, "job": job.id}
-    if status == "cancelled":
-        ls.tell(message)
-        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": status, "summary": message, "suggestions": []})
-        return
-    if status == "failed":
-        ls.tell(message, types.MessageType.Error)
-        ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
-            job.uri, job.function, job.mode, "failed", f"perfalign: {message}", pending.original_code if pending else ""
-        )
+    if status in ("cancelled", "failed"):
+        # Suggestions verified before the job stopped stay offered.
+        result = ls.results.get(job.uri, {}).get(job.function)
+        kept = early.offered if early is not None and result is not None and result.offer is early else []
+        if kept:
+            assert result is not None and early is not None
+            result.summary = _found_summary(job.function, early)
+            message += f"; {len(kept)} rewrite{'s' if len(kept) > 1 else ''} verified before then {'are' if len(kept) > 1 else 'is'} still offered"
+        elif status == "failed":
+            ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
+                job.uri, job.function, job.mode, "failed", f"perfalign: {message}", pending.original_code if pending else ""
+            )
+        ls.tell(message, types.MessageType.Error if status == "failed" else types.MessageType.Info)
         ls.publish(job.uri)
-        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": status, "summary": message, "suggestions": []})
+        ls.protocol.notify(NOTIFY_JOB_FINISHED, {
+            **payload, "status": status, "summary": message,
+            "suggestions": _listed(kept),
+        })
         return
     finish(ls, job, finished, pending, payload)
 
@@ -560,26 +623,20 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
         ls.tell(message, types.MessageType.Warning)
         ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": "withdrawn", "summary": message, "suggestions": []})
         return
-    suggestions = []
+    # Suggestions offered while the job ran keep their keys and what the user did with them.
+    offer: Offer | None = pending.offer if pending is not None else None
+    if offer is None:
+        offer = Offer(job.uri, job.function, job.mode, original)
     for c in finished.suggestions:
-        if not c.verdict.verified:
-            continue
-        includes, replacement = split_candidate(c.code)
-        suggestions.append(
-            Suggestion(
-                key=ls.next_key(),
-                code=replacement,
-                title=_apply_title(c.verdict),
-                candidate_id=c.candidate_id,
-                diff=c.diff,
-                speedup=c.verdict.speedup,
-                includes=includes,
-            )
-        )
-    offer = Offer(job.uri, job.function, job.mode, original, suggestions) if suggestions else None
-    if offer is not None:
+        if c.verdict.verified:
+            offer.add(_suggestion(ls, c))
+    suggestions = offer.offered
+    if suggestions:
         status, summary = "verified", _found_summary(job.function, offer)
+    elif offer.suggestions:
+        status, summary, offer = "none", _found_summary(job.function, offer), None  # the user rejected them all
     else:
+        offer = None
         status = "failed" if getattr(finished, "outcome", "") == "error" else "none"
         summary = f"perfalign: {finished.summary or f'no verified rewrite of {job.function}'}"
     ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
@@ -593,10 +650,7 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
             **payload,
             "status": status,
             "summary": summary,
-            "suggestions": [
-                {"suggestion": s.key, "title": s.title, "speedup": s.speedup, "candidateId": s.candidate_id}
-                for s in suggestions
-            ],
+            "suggestions": _listed(suggestions),
         },
     )
 
@@ -633,6 +687,7 @@ async def apply_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     assert result.offer is not None
     ls.record_feedback(result.offer.apply(key))
     result.status, result.summary = "applied", f"perfalign: applied a verified rewrite of {result.function}"
+    ls.end_job_of_applied(uri, result.function)
     ls.publish(uri)
     return {"status": "applied", "suggestion": key}
 

@@ -1,6 +1,7 @@
 """What the user did with the suggestions shown for one function.
 
-An :class:`Offer` holds the verified suggestions of one finished job. Each
+An :class:`Offer` holds the verified suggestions of one job, each offered as
+soon as it is verified, while the job checks the other candidates. Each
 suggestion moves through these states; the transitions marked with an action
 are logged to the preference store::
 
@@ -45,6 +46,7 @@ class Suggestion:
     diff: str = ""
     speedup: float | None = None
     includes: list[str] = field(default_factory=list)  # headers the rewrite needs at the top of the file
+    low: float | None = None  # lower end of the speedup's 95% interval: suggestions are ranked by it
     state: State = State.OFFERED
 
 
@@ -73,6 +75,15 @@ class Offer:
     def live(self) -> bool:
         """Whether the offer still needs watching (something offered or an accepted rewrite in place)."""
         return any(s.state in (State.OFFERED, State.ACCEPTED) for s in self.suggestions)
+
+    def add(self, suggestion: Suggestion) -> Suggestion:
+        """Add a suggestion, keeping them best first; one with the same code as a known one is that one."""
+        for known in self.suggestions:
+            if same_code(known.code, suggestion.code):
+                return known
+        self.suggestions.append(suggestion)
+        self.suggestions.sort(key=lambda s: -(s.low if s.low is not None else 0.0))
+        return suggestion
 
     def find(self, key: str) -> Suggestion | None:
         return next((s for s in self.suggestions if s.key == key), None)

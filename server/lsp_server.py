@@ -110,6 +110,7 @@ class PendingJob:
 
     original_code: str  # the function's text when the job started
     finished: Any = None  # the pipeline's Finished event
+    offer: Offer | None = None  # suggestions offered before the job's end, with what the user did with them
 
 
 class PerfalignServer(LanguageServer):
@@ -357,6 +358,7 @@ class PerfalignServer(LanguageServer):
                 del results[name]
             elif result.offer.accepted is not None:
                 result.status, result.summary = "applied", f"perfalign: applied a verified rewrite of {name}"
+                self.end_job_of_applied(uri, name)
             else:
                 result.status, result.summary = "verified", _found_summary(name, result.offer)
         # Positions move with every edit: diagnostics are published again each time.
@@ -371,6 +373,13 @@ class PerfalignServer(LanguageServer):
         self._views.pop(uri, None)
         self.warned = {w for w in self.warned if w[0] != uri}
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def end_job_of_applied(self, uri: str, function: str) -> None:
+        """A suggestion offered while its job runs was applied: the rest of the job is moot, so it stops."""
+        job = self.jobs.running(uri, function)
+        pending = self.pending.get(job.id) if job is not None else None
+        if job is not None and pending is not None and pending.offer is not None and pending.offer.accepted is not None:
+            self.jobs.cancel([job])
 
     def find_offer(self, uri: str, key: str) -> tuple[FunctionResult, Suggestion] | None:
         for result in self.results.get(uri, {}).values():
@@ -529,10 +538,11 @@ def _apply_title(verdict: Any) -> str:
     return title + (f" ({', '.join(details)})" if details else "")
 
 
-def _found_summary(function: str, offer: Offer) -> str:
+def _found_summary(function: str, offer: Offer, *, checking: bool = False) -> str:
     offered = offer.offered
     if not offered:
         return f"perfalign: no suggestion left for {function}"
     best = offered[0]
     count = f"{len(offered)} verified rewrites" if len(offered) > 1 else "a verified rewrite"
-    return f"perfalign: {count} of {function}; best {best.title.split(': ', 1)[-1]}. Use the code action to apply it."
+    later = " (still checking the other candidates)" if checking else ""
+    return f"perfalign: {count} of {function}{later}; best {best.title.split(': ', 1)[-1]}. Use the code action to apply it."

@@ -496,6 +496,88 @@ async def test_a_verified_rewrite_replaces_exactly_the_function_and_is_logged(tm
         assert [r[1] for r in rows] == ["accepted", "accepted", "edited_after_accept"]
 
 
+# The second candidate hangs once inputs grow: its check runs until the run time limit,
+# long after the first candidate was verified.
+HANGS = """double sum_squares(const double *x, int n) {
+    volatile int spin = 1;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += x[i] * x[i];
+    }
+    while (spin && n > 100) {
+    }
+    return s * kRepeat;
+}"""
+
+
+async def first_offer(ed: Editor, uri: str, line: int, old: object = None, timeout: float = 120.0) -> list[types.CodeAction]:
+    """The code actions once the running job offers a verified rewrite (other than the suggestion ``old``)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    ended = len(ed.finished)
+    while asyncio.get_running_loop().time() < deadline:
+        actions = await ed.actions(uri, line)
+        if actions and actions[0].title.startswith("Apply verified rewrite") and actions[0].data != old:
+            return actions
+        assert len(ed.finished) == ended, f"the job ended before offering anything: {ed.finished}"
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"nothing was offered within {timeout} s")
+
+
+async def test_a_rewrite_is_offered_as_soon_as_it_is_verified_and_applying_it_ends_the_job(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST, HANGS], **QUICK)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        pid = (await ed.run("perfalign.report"))["pid"]
+        answer = await start_job(ed, uri, start_line(text))
+        actions = await first_offer(ed, uri, start_line(text))
+        titles = [a.title for a in actions]
+        assert "Cancel optimizing sum_squares" in titles  # the job is still checking the other candidate
+        assert any(t.startswith("Show diff") for t in titles) and any(t.startswith("Reject suggestion") for t in titles)
+        [diagnostic] = ed.client.diagnostics[uri]
+        assert "still checking the other candidates" in diagnostic.message and "faster" in diagnostic.message
+        ed.apply(actions[0].edit)
+        assert (await ed.command(actions[0].command))["status"] == "applied"
+        done = await ed.wait_finished(timeout=60)
+        assert done["status"] == "applied" and done["job"] == answer["job"], done
+        assert isinstance(ed.client.progress_reports[f"perfalign/{answer['job']}"][-1], types.WorkDoneProgressEnd)
+        begin, end = function_span(text)
+        assert ed.texts[uri] == text[:begin] + FAST + text[end:]
+        rows = await feedback_rows(tmp_path / "prefs.db", 1)
+        assert [r[1] for r in rows] == ["accepted"]
+        for _ in range(100):  # the hanging candidate's run was killed with the job
+            if not descendants(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert descendants(pid) == []
+        assert not any("cancelled" in m.message for m in ed.client.messages)
+
+
+async def test_a_rewrite_offered_early_keeps_its_key_to_the_end_or_after_a_cancel(tmp_path: Path) -> None:
+    settings = fake_settings(tmp_path, [FAST, HANGS], runTimeoutS=3, **QUICK)
+    async with editor(tmp_path, settings) as ed:
+        text = (ed.root / "kernels.c").read_text()
+        uri = ed.open("kernels.c")
+        await start_job(ed, uri, start_line(text))
+        early = (await first_offer(ed, uri, start_line(text)))[0]
+        done = await ed.wait_finished(timeout=120)  # the hanging candidate times out
+        assert done["status"] == "verified", done
+        assert [s["suggestion"] for s in done["suggestions"]] == [early.data["suggestion"]]
+        final = await ed.actions(uri, start_line(text))
+        assert final[0].title == early.title and final[0].data == early.data
+        assert "Optimize this function" in [a.title for a in final]
+
+        # Cancelled after a rewrite was verified: that rewrite is still offered.
+        await start_job(ed, uri, start_line(text))
+        early = (await first_offer(ed, uri, start_line(text), old=early.data))[0]
+        cancel = next(a for a in await ed.actions(uri, start_line(text)) if a.title.startswith("Cancel"))
+        await ed.command(cancel.command)
+        done = await ed.wait_finished(2, timeout=60)
+        assert done["status"] == "cancelled" and [s["suggestion"] for s in done["suggestions"]] == [early.data["suggestion"]]
+        assert (await ed.actions(uri, start_line(text)))[0].title == early.title
+        assert any("still offered" in m.message for m in ed.client.messages)
+
+
 async def test_reject_show_diff_and_dismiss_are_logged(tmp_path: Path) -> None:
     settings = fake_settings(tmp_path, [FAST, FAST_TOO], **QUICK)
     async with editor(tmp_path, settings, resolve_edit=True) as ed:
