@@ -25,9 +25,7 @@ export class Suggestions {
   private readonly recent: Announced[] = [];
 
   add(done: JobFinished): void {
-    if (done.status !== "verified") {
-      return;
-    }
+    // "verified", and "cancelled" or "failed" after some suggestions were verified: those stay offered.
     for (const s of [...done.suggestions].reverse()) {
       this.recent.unshift({ uri: done.uri, function: done.function, suggestion: s.suggestion, title: s.title, received: new Date() });
     }
