@@ -63,8 +63,19 @@ def test_alternating_kinds_read_only_the_function() -> None:
     assert cells.run(cache, request(SERIAL, 5), 4, rng) == len(SERIAL)
     assert cells.run(cache, request(SERIAL, 6), 4, rng) == len(SERIAL)
     assert cells.run(cache, request(OPENMP, 7), 4, rng) == len(OPENMP)
-    again = request(SERIAL, 6)
-    assert cells.run(cache, again, 4, rng) == len(again) - 1  # the same prompt again: all but its last token
+    # Kept prompts shrink to what their kind shares: the system prompts, not a function.
+    assert sorted(len(p) for p in cache.kept.values()) == [len(SERIAL), len(OPENMP)]
+    again = request(OPENMP, 7)
+    assert cells.run(cache, again, 4, rng) == len(again) - 1  # the last prompt again: all but its last token
+
+
+def test_one_kind_only_keeps_no_cells_the_live_prompt_lacks() -> None:
+    """A user of one code action: the kept prompt is the shared system prompt, held by the live cells too."""
+    cells, cache, rng = Cells(), PromptCache(slots=2), random.Random(0)
+    for function in range(1, 8):
+        reused = cells.run(cache, request(SERIAL, function), 4, rng)
+        assert reused == (0 if function == 1 else len(SERIAL))
+    assert len(cache.kept) == 1 and all(p == SERIAL for p in cache.kept.values())
 
 
 def test_without_slots_only_the_last_prompt_is_reused() -> None:

@@ -10,9 +10,15 @@ system prompts differ after a few dozen tokens), so the prompt of the last
 request is not always the best start. Before the live prompt is cut back, it
 is *kept*: copied, as cell references, into a spare sequence id at the top of
 the range. A later request starts from whichever prompt, live or kept, shares
-the longest prefix with it. At most ``slots`` prompts are kept: a new one
-replaces the kept prompt it is closest to (the same kind), or else the least
-recently used.
+the longest prefix with it.
+
+Kept cells cost decoding time (attention spans every cell in use), so a kept
+prompt shrinks to the part that prompts of its kind share: when a request
+starts from it, to the prefix that request shares with it; when a prompt of
+the same kind replaces it, to the prefix the two share. A kept prompt is "of
+the same kind" as the live one when it shares more with it than the new
+request does (or as much, when the new request starts from another). At most ``slots`` prompts are kept; without one of its kind,
+a prompt takes a free slot, or else the least recently used one.
 """
 from __future__ import annotations
 
@@ -80,8 +86,8 @@ class PromptCache:
             c = min(common_prefix(kept, prompt), cap)
             if c > reuse:
                 best, reuse = seq, c
-        if keep and held and live < len(self.live):
-            self._keep(memory, busy, n_seq_max, protect=best)
+        if keep and held and live < len(self.live) - 1:  # more than the last token would be lost
+            self._keep(memory, busy, n_seq_max, protect=best, cut=live)
         self.live, self.live_seqs = [], 0  # unknown until this prompt is read
         if reuse <= 0 and not self.kept:
             memory.clear()
@@ -101,6 +107,8 @@ class PromptCache:
                 memory.seq_rm(seq, -1, -1)
             for seq in range(n):
                 memory.seq_cp(best, seq, 0, reuse)
+            memory.seq_rm(best, reuse, -1)  # its own tail is not what this kind shares
+            self.kept[best] = self.kept[best][:reuse]
             self._touch(best)
         return reuse
 
@@ -110,15 +118,25 @@ class PromptCache:
 
     # ------------------------------------------------------------------ internals
 
-    def _keep(self, memory: Memory, busy: int, n_seq_max: int, protect: int | None) -> None:
-        """Copy the live prompt into a spare sequence id (one of the top ``slots`` above ``busy``) before it is cut back.
+    def _keep(self, memory: Memory, busy: int, n_seq_max: int, protect: int | None, cut: int) -> None:
+        """Copy the live prompt, which the next request shares only ``cut`` tokens of, into a spare sequence id.
 
-        The kept prompt ``protect`` (the one the next request starts from) is not replaced.
+        The ids are the top ``slots`` above ``busy``. The kept prompt ``protect``
+        (the one the next request starts from) is not replaced.
         """
         prompt = self.live
         free = [s for s in list(range(n_seq_max - 1, busy - 1, -1))[: self.slots] if s != protect]
-        target = self._closest(prompt)
-        if target not in free:
+        target, length = None, len(prompt)
+        if self.kept:
+            sibling = max(self.kept, key=lambda s: common_prefix(self.kept[s], prompt))
+            shared = common_prefix(self.kept[sibling], prompt)
+            # Of the same kind: it shares more with the live prompt than the new request does, or as
+            # much, when the new request does not start from it (then it is of the new request's kind).
+            if shared > cut or (shared == cut > 0 and sibling != protect):
+                if sibling not in free:
+                    return  # its kind is kept already, and the next request starts from it
+                target, length = sibling, shared
+        if target is None:
             unused = [s for s in free if s not in self.kept]
             if unused:
                 target = unused[0]
@@ -128,20 +146,9 @@ class PromptCache:
             return
         if target in self.kept:
             memory.seq_rm(target, -1, -1)
-        memory.seq_cp(0, target, 0, len(prompt))
-        self.kept[target] = list(prompt)
+        memory.seq_cp(0, target, 0, length)
+        self.kept[target] = list(prompt[:length])
         self._touch(target)
-
-    def _closest(self, prompt: list[int]) -> int | None:
-        """The kept prompt of the same kind as ``prompt``: it shares more with it than with any other kept one."""
-        if not self.kept:
-            return None
-        seq = max(self.kept, key=lambda s: common_prefix(self.kept[s], prompt))
-        near = common_prefix(self.kept[seq], prompt)
-        others = [common_prefix(self.kept[seq], p) for s, p in self.kept.items() if s != seq]
-        if near > 0 and all(near > o for o in others) and (others or len(self.kept) >= self.slots):
-            return seq
-        return None
 
     def _touch(self, seq: int) -> None:
         self._clock += 1
