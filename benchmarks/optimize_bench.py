@@ -7,7 +7,7 @@ peak memory (RSS) of the process, and tokens/s of batched versus sequential
 sampling of 4 candidates for the same prompt, side by side in one run.
 
     .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
-        [--mode auto|serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only]
+        [--mode auto|serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only | --no-tokens]
         [--option KEY=VALUE ...]
 
 ``--option`` passes backend options (``lookahead=0``, ``n_threads=1``, ...).
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from perfalign.server import cparse
 from perfalign.server.backends import create_backend
-from perfalign.server.events import Finished, VerdictReady
+from perfalign.server.events import CandidateGenerated, Finished, VerdictReady
 from perfalign.server.optimize import OptimizeRequest, run_optimize
 from perfalign.server.prompts import STOP, build_messages
 from perfalign.server.settings import Settings
@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-raw", type=Path, default=None, help="folder for the raw model outputs")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--tokens-only", action="store_true", help="only the batched vs sequential measurement")
+    parser.add_argument("--no-tokens", action="store_true", help="skip the batched vs sequential measurement")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a backend option")
     args = parser.parse_args(argv)
@@ -118,11 +119,13 @@ def main(argv: list[str] | None = None) -> int:
                 modes = ["serial", "openmp"] if args.mode == "both" else [args.mode]
             for mode in modes:
                 start = time.perf_counter()
-                first_verified = None
+                first_verified = first_candidate = None
                 finished: Finished | None = None
                 request = OptimizeRequest(path=path, function=name, mode=mode, samples=args.samples,
                                           max_tokens=args.max_tokens, seed=args.seed)
                 for event in run_optimize(request, settings, backend=backend):
+                    if isinstance(event, CandidateGenerated) and first_candidate is None:
+                        first_candidate = time.perf_counter() - start
                     if isinstance(event, VerdictReady) and event.candidate.verdict.verified and first_verified is None:
                         first_verified = time.perf_counter() - start
                     if isinstance(event, Finished):
@@ -133,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                 row = {
                     "function": name, "mode": mode, "outcome": finished.outcome,
                     "statuses": [c.verdict.status.value for c in finished.candidates],
-                    "best_speedup": best, "first_verified_s": round(first_verified, 1) if first_verified else None,
+                    "best_speedup": best, "first_candidate_s": round(first_candidate, 1) if first_candidate else None,
+                    "first_verified_s": round(first_verified, 1) if first_verified else None,
                     "total_s": round(total, 1), "summary": finished.summary,
                 }
                 stats = getattr(backend, "last_stats", None)
@@ -159,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             median_total_s=sorted(r["total_s"] for r in rows)[len(rows) // 2] if rows else None,
             rows=rows,
         )
-    if hasattr(backend, "last_stats"):
+    if hasattr(backend, "last_stats") and not args.no_tokens:
         path, name = examples({"row_sums"})[0]
         report["tokens"] = tokens_per_s(backend, settings, path, name, max_tokens=256)
         print("tokens:", json.dumps(report["tokens"]), flush=True)
