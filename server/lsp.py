@@ -532,16 +532,19 @@ def _listed(suggestions: list[Suggestion]) -> list[dict[str, Any]]:
     return [{"suggestion": s.key, "title": s.title, "speedup": s.speedup, "candidateId": s.candidate_id} for s in suggestions]
 
 
+def _unchanged(ls: PerfalignServer, job: Job, original: str) -> bool:
+    """Whether the job's function still has the body the job works on (it may have moved)."""
+    try:
+        span = ls.function_named(ls.view(job.uri), job.function, original)
+    except Refusal:
+        return False
+    return span is not None and same_code(span.info.text, original)
+
+
 def offer_early(ls: PerfalignServer, job: Job, candidate: Any) -> None:
     """A candidate verified faster while the job goes on: offer it now, ranked with any found before."""
     pending = ls.pending.get(job.id)
-    if pending is None:
-        return
-    try:
-        span = ls.function_named(ls.view(job.uri), job.function, pending.original_code)
-    except Refusal:
-        return
-    if span is None or not same_code(span.info.text, pending.original_code):
+    if pending is None or not _unchanged(ls, job, pending.original_code):
         return  # the function changed: the job's end says its results were withdrawn
     if pending.offer is None:
         pending.offer = Offer(job.uri, job.function, job.mode, pending.original_code)
@@ -613,12 +616,7 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
     original = finished.original_code or (pending.original_code if pending else "")
     # The document may have changed while the job ran: keep the result only if
     # the function still has the body the job worked on (it may have moved).
-    try:
-        view = ls.view(job.uri)
-        span = ls.function_named(view, job.function, original)
-    except Refusal:
-        span = None
-    if span is None or not same_code(span.info.text, original):
+    if not _unchanged(ls, job, original):
         message = f"{job.function} changed while perfalign was {MODE_VERB[job.mode]} it; its results were withdrawn. Run the action again."
         ls.tell(message, types.MessageType.Warning)
         ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": "withdrawn", "summary": message, "suggestions": []})

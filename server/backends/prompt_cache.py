@@ -17,8 +17,9 @@ prompt shrinks to the part that prompts of its kind share: when a request
 starts from it, to the prefix that request shares with it; when a prompt of
 the same kind replaces it, to the prefix the two share. A kept prompt is "of
 the same kind" as the live one when it shares more with it than the new
-request does (or as much, when the new request starts from another). At most ``slots`` prompts are kept; without one of its kind,
-a prompt takes a free slot, or else the least recently used one.
+request does (or as much, when the new request starts from another). At most
+``slots`` prompts are kept; without one of its kind, a prompt takes a free
+slot, or else the least recently used one.
 """
 from __future__ import annotations
 
@@ -51,20 +52,19 @@ class PromptCache:
     live: list[int] = field(default_factory=list)  # the prompt of sequences 0..live_seqs-1
     live_seqs: int = 0
     kept: dict[int, list[int]] = field(default_factory=dict)  # spare sequence id -> the prompt it holds
-    _used: dict[int, int] = field(default_factory=dict)
+    _last_use: dict[int, int] = field(default_factory=dict)  # kept sequence id -> _clock when last kept or used
     _clock: int = 0
-    _used_seqs: int = 0
+    _used_seqs: int = 0  # sequence ids below this may hold a request's cells
 
     def cells(self) -> int:
         """KV cells the next request may find held besides its own: the kept prompts, and the live one once kept."""
         return sum(len(p) for p in self.kept.values()) + (len(self.live) if self.slots else 0)
 
-
     def forget(self) -> None:
         """After the context was recreated or cleared: it holds nothing."""
         self.live, self.live_seqs, self._used_seqs = [], 0, 0
         self.kept.clear()
-        self._used.clear()
+        self._last_use.clear()
 
     def prepare(self, memory: Memory, prompt: list[int], n: int, n_seq_max: int, *, keep: bool = True) -> int:
         """Set sequences ``0..n-1`` up to start ``prompt``; return how many of its tokens they already hold.
@@ -74,8 +74,7 @@ class PromptCache:
         prompts and keeps none. :meth:`commit` follows once the prompt has been read.
         """
         held = self.live_seqs
-        busy = max(n, held, self._used_seqs)  # sequence ids that may hold cells of a request
-        self._used_seqs = busy
+        busy = self._used_seqs = max(n, held, self._used_seqs)
         for seq in [s for s in self.kept if not keep or s < busy or s >= n_seq_max]:
             memory.seq_rm(seq, -1, -1)
             self._drop(seq)
@@ -99,8 +98,8 @@ class PromptCache:
                     memory.clear()
                     self.forget()
                     return 0
-            for seq in range(held, n):
-                if reuse > 0:
+            if reuse > 0:
+                for seq in range(held, n):
                     memory.seq_cp(0, seq, 0, reuse)
         else:
             for seq in range(busy):
@@ -141,7 +140,7 @@ class PromptCache:
             if unused:
                 target = unused[0]
             else:
-                target = min((s for s in self.kept if s in free), key=lambda s: self._used.get(s, 0), default=None)
+                target = min((s for s in self.kept if s in free), key=lambda s: self._last_use.get(s, 0), default=None)
         if target is None:
             return
         if target in self.kept:
@@ -152,8 +151,8 @@ class PromptCache:
 
     def _touch(self, seq: int) -> None:
         self._clock += 1
-        self._used[seq] = self._clock
+        self._last_use[seq] = self._clock
 
     def _drop(self, seq: int) -> None:
         self.kept.pop(seq, None)
-        self._used.pop(seq, None)
+        self._last_use.pop(seq, None)
