@@ -11,6 +11,7 @@ command -v clang >/dev/null || need+=(clang)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 dpkg -s libomp-dev >/dev/null 2>&1 || need+=(libomp-dev)
 command -v cmake >/dev/null || need+=(cmake)
+command -v patch >/dev/null || need+=(patch)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0

@@ -9,6 +9,9 @@
 # an AMX instruction there kills the process. Without them perfalign can use
 # ggml's repacked weight layouts safely (faster batched sampling).
 #
+# The patches in scripts/llama-patches/ are applied to the source first, in name
+# order (each one says what it changes and why).
+#
 # The wheel is kept under ~/.cache/perfalign/wheels/, in a folder named after the
 # version and the build flags: pip's own cache would hand back a wheel built with
 # other flags. Set PERFALIGN_LLAMA_CMAKE_ARGS to build with flags of your own
@@ -31,9 +34,12 @@ case "$(uname -m)" in
 esac
 flags=${PERFALIGN_LLAMA_CMAKE_ARGS:-$flags}
 
+patches=$(ls "$(dirname "$0")"/llama-patches/*.patch 2>/dev/null | sort || true)
+
 installed=$("$python" -c 'import llama_cpp; print(llama_cpp.__version__)' 2>/dev/null || true)
 stamp_file=$("$python" -c 'import sys; print(sys.prefix)')/.perfalign-llama-build
-key=$(printf '%s %s %s' "$version" "$flags" "$(uname -m)" | sha256sum | cut -c1-12)
+patch_sums=$(for p in $patches; do sha256sum < "$p"; done)
+key=$(printf '%s %s %s %s' "$version" "$flags" "$(uname -m)" "$patch_sums" | sha256sum | cut -c1-12)
 if [ "$installed" = "$version" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$key" ]; then
     exit 0
 fi
@@ -42,10 +48,22 @@ wheels="${XDG_CACHE_HOME:-$HOME/.cache}/perfalign/wheels/llama-cpp-python-$versi
 wheel=$(ls "$wheels"/llama_cpp_python-"$version"-*.whl 2>/dev/null | head -n1 || true)
 if [ -z "$wheel" ]; then
     echo "build-llama: building llama-cpp-python $version (a few minutes) with: $flags"
+    rm -rf "$wheels.tmp"
     mkdir -p "$wheels.tmp"
+    source="llama-cpp-python==$version"
+    if [ -n "$patches" ]; then
+        "$python" -m pip download -q --no-deps --no-binary :all: "$source" -d "$wheels.tmp/sdist"
+        tar -xzf "$wheels.tmp"/sdist/llama_cpp_python-"$version".tar.gz -C "$wheels.tmp/sdist"
+        source="$wheels.tmp/sdist/llama_cpp_python-$version"
+        for p in $patches; do
+            echo "build-llama: applying $(basename "$p")"
+            patch -s -p1 -d "$source" < "$p"
+        done
+    fi
     # --no-cache-dir: a wheel pip cached from another build would ignore the flags.
     CMAKE_ARGS="$flags" "$python" -m pip wheel -q --no-deps --no-cache-dir \
-        "llama-cpp-python==$version" -w "$wheels.tmp"
+        "$source" -w "$wheels.tmp"
+    rm -rf "$wheels.tmp/sdist"
     rm -rf "$wheels"
     mv "$wheels.tmp" "$wheels"
     wheel=$(ls "$wheels"/llama_cpp_python-"$version"-*.whl | head -n1)

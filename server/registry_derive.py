@@ -104,7 +104,8 @@ def _quantize(llama_cpp: Any, source: str, target: str, tensor_type: str) -> int
         return 2
     params = llama_cpp.llama_model_quantize_default_params()
     params.nthread = os.cpu_count() or 1
-    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M  # only a default: `pure` and the types below decide
+    # With `pure`, the file type's own tensor type is every weight matrix's type.
+    params.ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{tensor_type}", llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M)
     params.allow_requantize = True
     params.pure = True  # every weight matrix in tensor_type (where its shape allows), no per-layer mix
     params.output_tensor_type = wanted

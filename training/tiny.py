@@ -53,8 +53,13 @@ def build_tokenizer(vocab_size: int = 400):  # type: ignore[no-untyped-def]
     return fast
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 400) -> Path:
-    """Write a tiny random Qwen2 model and its tokenizer to ``folder``; return it."""
+def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 400, hidden_size: int = 64,
+                     intermediate_size: int = 128) -> Path:
+    """Write a tiny random Qwen2 model and its tokenizer to ``folder``; return it.
+
+    Quantized K-types need rows of 256 weights: ``hidden_size=256`` and
+    ``intermediate_size=512`` give a model whose every matrix can be Q6_K.
+    """
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
@@ -64,8 +69,8 @@ def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 400) -> P
     torch.manual_seed(seed)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
+        hidden_size=hidden_size,
+        intermediate_size=intermediate_size,
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
