@@ -102,10 +102,17 @@ def _quantize(llama_cpp: Any, source: str, target: str, tensor_type: str) -> int
     if not isinstance(wanted, int):
         print(f"error: unknown tensor type {tensor_type}")
         return 2
+    # With `pure`, the file type's own tensor type is every weight matrix's type:
+    # MOSTLY_Q6_K gives Q6_K, MOSTLY_Q4_K_M gives Q4_K (K types without a plain file type).
+    ftype = next((getattr(llama_cpp, name) for name in (f"LLAMA_FTYPE_MOSTLY_{tensor_type}",
+                                                        f"LLAMA_FTYPE_MOSTLY_{tensor_type}_M")
+                  if isinstance(getattr(llama_cpp, name, None), int)), None)
+    if ftype is None:
+        print(f"error: llama.cpp has no file type for tensor type {tensor_type}")
+        return 2
     params = llama_cpp.llama_model_quantize_default_params()
     params.nthread = os.cpu_count() or 1
-    # With `pure`, the file type's own tensor type is every weight matrix's type.
-    params.ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{tensor_type}", llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M)
+    params.ftype = ftype
     params.allow_requantize = True
     params.pure = True  # every weight matrix in tensor_type (where its shape allows), no per-layer mix
     params.output_tensor_type = wanted

@@ -52,6 +52,10 @@ def test_pull_requantizes_the_source_into_a_model_llama_cpp_serves(tiny_gguf: tu
     assert made["source_sha256"] == file_sha256(tiny_gguf[0]) and made["tensor_type"] == "Q8_0"
     assert result.path.stat().st_size < tiny_gguf[0].stat().st_size / 2  # 8-bit weights instead of 32-bit
     assert leftovers(models_dir) == []
+    from gguf import GGUFReader
+
+    matrices = {t.name: t.tensor_type.name for t in GGUFReader(result.path).tensors if len(t.shape) == 2}
+    assert matrices and set(matrices.values()) == {"Q8_0"}, matrices  # every weight matrix, not a mix
 
     backend = create_backend(Settings(model="tiny-q8"), options={"n_threads": 1})
     try:
