@@ -16,7 +16,6 @@ import time
 from perfalign.server.backends import create_backend
 from perfalign.server.settings import Settings
 
-
 SIZES = (1, 2, 3, 4, 5, 8, 16, 64)
 
 

@@ -28,8 +28,7 @@ from pathlib import Path
 from perfalign.server import cparse
 from perfalign.server.backends import create_backend
 from perfalign.server.events import CandidateGenerated, Finished, VerdictReady
-from perfalign.server.optimize import OptimizeRequest, run_optimize
-from perfalign.server.prompts import STOP, build_messages
+from perfalign.server.optimize import STOP, OptimizeRequest, build_messages, run_optimize
 from perfalign.server.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from optimize_bench import OPENMP_EXAMPLES, examples  # noqa: E402
 
 from perfalign.server import cparse  # noqa: E402
 from perfalign.server.backends import create_backend  # noqa: E402
-from perfalign.server.prompts import STOP, build_messages  # noqa: E402
+from perfalign.server.optimize import STOP, build_messages  # noqa: E402
 from perfalign.server.settings import Settings  # noqa: E402
 
 

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfalign.server import sandbox
 from perfalign.server.settings import Settings
+from perfalign.server.verify import run_sandboxed, sandbox_status
 
 PROGRAM = """#include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +70,7 @@ def measure(work: Path, reps: int) -> dict[str, dict[str, list[float]]]:
     results: dict[str, dict[str, list[float]]] = {}
     (work / "prog.c").write_text(PROGRAM)
     for flag in (True, False):
-        built = sandbox.run(["gcc", "-O2", "prog.c", "-o", "prog"], cwd=work, sandbox=flag)
+        built = run_sandboxed(["gcc", "-O2", "prog.c", "-o", "prog"], cwd=work, sandbox=flag)
         assert built.ok, built.stderr
 
     def add(step: str, mode: str, ms: float) -> None:
@@ -79,10 +79,10 @@ def measure(work: Path, reps: int) -> dict[str, dict[str, list[float]]]:
     for _ in range(reps):
         add("start (/bin/true)", "plain subprocess", timed(lambda: subprocess.run(["/bin/true"], check=True)))
         for flag, mode in ((True, "bubblewrap"), (False, "limits only")):
-            add("start (/bin/true)", mode, timed(lambda: sandbox.run(["/bin/true"], cwd=work, sandbox=flag)))
+            add("start (/bin/true)", mode, timed(lambda: run_sandboxed(["/bin/true"], cwd=work, sandbox=flag)))
             add("compile (gcc -O2, 10 lines)", mode,
-                timed(lambda: sandbox.run(["gcc", "-O2", "prog.c", "-o", "prog2"], cwd=work, sandbox=flag)))
-            add("run (20 ms of compute)", mode, timed(lambda: sandbox.run(["./prog"], cwd=work, sandbox=flag)))
+                timed(lambda: run_sandboxed(["gcc", "-O2", "prog.c", "-o", "prog2"], cwd=work, sandbox=flag)))
+            add("run (20 ms of compute)", mode, timed(lambda: run_sandboxed(["./prog"], cwd=work, sandbox=flag)))
     return results
 
 
@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=30, help="repetitions of each small step per mode")
     parser.add_argument("--candidates", type=int, default=5, help="whole candidates verified per mode")
     args = parser.parse_args()
-    status = sandbox.sandbox_status()
+    status = sandbox_status()
     if not status.available:
         raise SystemExit(f"bubblewrap is not usable here, nothing to compare: {status.warning}")
     work = Path(tempfile.mkdtemp(prefix="perfalign-sandbox-bench-"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfalign.server.verdict import Verdict
+from .verdict import Verdict
 
 
 @dataclass

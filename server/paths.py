@@ -36,3 +36,8 @@ def models_dir() -> Path:
 def default_db_path() -> Path:
     """The preference store: one database per user, shared across workspaces."""
     return home_dir() / "perfalign.db"
+
+
+def error_log_path() -> Path:
+    """Where perfalign keeps the traceback of every internal error it reports as a bug."""
+    return home_dir() / "errors.log"

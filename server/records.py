@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfalign.server.verdict import Verdict
+from .verdict import Verdict
 
 
 @dataclass

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .errors import SettingsError
+
 CONFIG_FILE = "perfalign.toml"
 
 
@@ -39,10 +41,6 @@ class Settings:
     store_raw_output_days: int = 30
     # When non-empty, code of files outside these paths is stored as hashes only.
     store_code_under: list[str] = field(default_factory=list)
-
-
-class SettingsError(ValueError):
-    """A settings value or key that perfalign does not understand."""
 
 
 def _coerce(name: str, current: Any, value: Any) -> Any:

@@ -12,8 +12,8 @@ keys, to pass to trainers as ``--exclude-functions``).
 from __future__ import annotations
 
 import dataclasses
-import sys
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -213,7 +213,6 @@ def write_card(adapter: str, base: str, out: Path) -> Path | None:
     """
     from perfalign.training import card as cardlib
     from perfalign.training.common import RUN_FILE
-
     from perfalign.training.sampling import gguf_adapter
 
     gguf = gguf_adapter(adapter)

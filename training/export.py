@@ -27,7 +27,6 @@ from perfalign.training import ggufio
 from perfalign.training.common import read_run
 from perfalign.training.config import ExportConfig
 
-
 _LOAD_LOCK = threading.Lock()
 
 

@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     clock = Clock(args.budget_s)
+    import torch
+
     from perfalign.training import dpo, evaluate, export, grpo, selfplay
     from perfalign.training.sampling import open_sampler
-
-    import torch
 
     log(f"device: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'cpu'}; model {args.model}")
 

@@ -49,9 +49,9 @@ def function_info(source: str, language: str, function: str) -> Any:
 
 def extract_code(raw: str, info: Any, source: str = "") -> str:
     """The candidate code (includes, helpers, the function) in a raw completion; "" when there is none."""
-    from perfalign.server import extract
+    from perfalign.server.optimize import extract
 
-    extraction = extract.extract(raw, info, original_source=source)
+    extraction = extract(raw, info, original_source=source)
     return extraction.candidate.code if extraction.candidate is not None else ""
 
 

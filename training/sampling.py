@@ -124,7 +124,7 @@ def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads:
             raise SamplingError(f"{base} has no GGUF for llama.cpp; use --engine transformers")
         check_adapter(base, adapter, engine)
         adapter_gguf = gguf_adapter(adapter)
-        from perfalign.server.backends.llama_cpp import LlamaCppBackend, LlamaCppOptions
+        from perfalign.server.backends import LlamaCppBackend, LlamaCppOptions
         from perfalign.server.registry import ResolvedModel
         from perfalign.server.settings import Settings
 

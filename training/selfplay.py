@@ -109,9 +109,9 @@ def tasks(paths: list[str]) -> Iterator[Task | str]:
 
 def build_messages(task: Task, mode: str, settings: Any) -> tuple[list[dict[str, str]], str | None]:
     """The server's prompt for this function and mode, and the prompt version."""
-    from perfalign.server import prompts
+    from perfalign.server import optimize
 
-    return [dict(m) for m in prompts.build_messages(task.info, mode, settings)], prompts.PROMPT_VERSION
+    return [dict(m) for m in optimize.build_messages(task.info, mode, settings)], optimize.PROMPT_VERSION
 
 
 def function_key_for(task: Task) -> str:
@@ -148,8 +148,7 @@ def rows_for(
     task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], model: str, eval_percent: int, threads: int
 ) -> dict[str, list[dict[str, Any]]]:
     """The pair, reward, SFT, RL and candidate rows for one function and mode."""
-    from perfalign.server.store_exports import assistant, split_for
-    from perfalign.server.store_pairs import best_good, dpo_pairs, reward_pairs
+    from perfalign.server.store import assistant, best_good, dpo_pairs, reward_pairs, split_for
 
     key = function_key_for(task)
     split = split_for(key, eval_percent)

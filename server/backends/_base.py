@@ -1,0 +1,95 @@
+"""The interface every model backend implements: chat messages in, N sampled texts out."""
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..errors import BackendCancelled, BackendError
+
+# on_sample(index, text): called as soon as sample ``index`` is complete.
+SampleCallback = Callable[[int, str], None]
+Messages = list[dict[str, str]]
+
+
+class Options(BaseModel):
+    """Backend options. Unknown keys fail visibly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def parse_options(cls: type[Options], values: dict[str, Any] | None, backend: str) -> Options:
+    try:
+        return cls(**(values or {}))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}" for err in exc.errors()
+        )
+        raise BackendError(f"invalid options for the {backend} backend: {problems}") from None
+
+
+class Backend(ABC):
+    """A loaded model that samples completions for chat messages."""
+
+    name: str = ""
+    # True when the backend produces the N samples concurrently (one batch or one request).
+    batched: bool = False
+
+    def verifier_busy(self, busy: bool) -> None:
+        """The caller starts (True) or stops (False) timing a candidate on this machine.
+
+        A backend that computes locally leaves the verifier its cores meanwhile;
+        calls nest. Remote backends ignore it.
+        """
+
+    @abstractmethod
+    def generate(
+        self,
+        messages: Messages,
+        n: int,
+        *,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+        on_sample: SampleCallback | None = None,
+    ) -> list[str]:
+        """Sample ``n`` completions of ``messages``; the i-th text is sample i.
+
+        ``on_sample(i, text)`` is called as soon as sample i is complete (in
+        completion order); raises :class:`BackendCancelled` when ``cancel``
+        is set and :class:`BackendError` for anything the user must fix.
+        """
+
+    @property
+    def description(self) -> str:
+        return self.name
+
+    def close(self) -> None:  # noqa: B027 - optional
+        """Release the model's memory."""
+
+    def __enter__(self) -> "Backend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise BackendCancelled("cancelled")
+
+
+def cut_at_stop(text: str, stop: list[str] | None) -> tuple[str, bool]:
+    """``text`` cut before the first stop string, and whether one was found."""
+    if not stop:
+        return text, False
+    positions = [text.find(s) for s in stop if s and s in text]
+    if not positions:
+        return text, False
+    return text[: min(positions)], True

@@ -1,0 +1,204 @@
+"""``perfalign optimize``: verified rewrites of one function, from the terminal."""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+import click
+
+from ..events import Candidate, CandidateGenerated, Finished, Progress, VerdictReady
+
+# Exit statuses: 0 a faster candidate (or none faster, honestly measured); 1 bad input or a model/verifier
+# that could not be used; 3 the model wrote nothing usable; 130 interrupted.
+EXIT_ERROR = 1
+EXIT_NOTHING_USABLE = 3
+
+
+def _open_store(settings):  # type: ignore[no-untyped-def]
+    if not settings.log_to_store:
+        return None, ""
+    try:
+        from ..store import CandidateStore  # noqa: PLC0415
+    except ImportError:
+        return None, ""
+    try:
+        return CandidateStore(settings.db_path), ""
+    except Exception as exc:
+        return None, f"not logging to the preference store: {str(exc).splitlines()[0] if str(exc) else exc}"
+
+
+def _status_style(status: str) -> str:
+    return {"faster": "green", "not_significant": "yellow", "slower": "red"}.get(status, "magenta")
+
+
+def _interval(candidate: Candidate) -> str:
+    v = candidate.verdict
+    if v.speedup is None or v.ci95 is None:
+        return ""
+    return f"{v.speedup:.2f}× [{v.ci95[0]:.2f}, {v.ci95[1]:.2f}]"
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--function", "function", default=None, help="Name of the function to optimize.")
+@click.option("--line", type=int, default=None, help="A line inside the function (1-based, as editors show).")
+@click.option("--mode", type=click.Choice(["serial", "openmp"]), default="serial", show_default=True)
+@click.option("--samples", type=click.IntRange(1, 64), default=None, help="Candidates to sample (default: setting 'samples').")
+@click.option("--model", default=None, help="Model name (see 'perfalign models list').")
+@click.option("--threads", type=click.IntRange(1, 1024), default=None, help="OpenMP threads to time with.")
+@click.option("--max-tokens", type=click.IntRange(64, 8192), default=768, show_default=True)
+@click.option("--seed", type=int, default=None, help="Sampling seed (default: from the clock).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document: every candidate's verdict, code and diff.")
+@click.option("--apply", "apply_", is_flag=True, help="Rewrite FILE with the best faster candidate (only that function).")
+def optimize(
+    file: Path, function: str | None, line: int | None, mode: str, samples: int | None, model: str | None,
+    threads: int | None, max_tokens: int, seed: int | None, as_json: bool, apply_: bool,
+) -> None:
+    """Suggest a faster version of one function of FILE, verified on this machine.
+
+    Samples candidates from the model, compiles each, checks it computes what the
+    original computes, times it against the original, and shows the best one
+    that is faster (with its speedup and 95% interval).
+    """
+    from ..optimize import OptimizeRequest, apply_candidate, run_optimize  # noqa: PLC0415
+    from ..settings import SettingsError, load_settings  # noqa: PLC0415
+
+    if (function is None) == (line is None):
+        raise click.UsageError("give exactly one of --function NAME or --line N")
+    if line is not None and line < 1:
+        raise click.UsageError("--line counts from 1")
+    try:
+        settings = load_settings(file.parent, {"model": model, "samples": samples, "threads": threads})
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
+    store, store_note = _open_store(settings)
+    request = OptimizeRequest(
+        path=file, function=function, line=line - 1 if line is not None else None, mode=mode,
+        samples=samples, model=model, max_tokens=max_tokens, seed=seed, source="cli",
+    )
+    cancel = threading.Event()
+    interactive = sys.stderr.isatty() and not as_json
+    finished: Finished | None = None
+    try:
+        finished = _run(run_optimize(request, settings, store=store, cancel=cancel), interactive, as_json)
+    except KeyboardInterrupt:
+        cancel.set()
+        click.echo("interrupted: the model and the running checks were stopped; nothing was changed", err=True)
+        sys.exit(130)
+    finally:
+        if store is not None:
+            store.close()
+    assert finished is not None
+    if store_note and not as_json:
+        click.echo(store_note, err=True)
+
+    applied = False
+    apply_note = ""
+    if apply_ and finished.suggestions:
+        best = finished.suggestions[0]
+        applied, apply_note = _apply(file, finished, best, apply_candidate)
+    elif apply_:
+        apply_note = "not applied: no candidate was verified faster"
+
+    if as_json:
+        doc = {
+            "file": str(file), "function": finished.function, "mode": finished.mode,
+            "outcome": finished.outcome, "summary": finished.summary, "request_id": finished.request_id,
+            "candidates": [c.to_dict() for c in finished.candidates],
+            "best": finished.suggestions[0].index if finished.suggestions else None,
+            "applied": applied,
+        }
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        _print_result(finished, interactive)
+        if apply_note:
+            click.echo(apply_note, err=not applied)
+    if finished.outcome == "error":
+        if not as_json:
+            click.echo(f"Error: {finished.summary}", err=True)
+        sys.exit(EXIT_ERROR)
+    if finished.outcome == "nothing_usable":
+        sys.exit(EXIT_NOTHING_USABLE)
+    if finished.outcome == "cancelled":
+        sys.exit(130)
+    if apply_ and not applied:
+        sys.exit(EXIT_ERROR)
+
+
+def _apply(file: Path, finished: Finished, best: Candidate, apply_candidate) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+    from .. import cparse  # noqa: PLC0415
+    from ..optimize import extract  # noqa: PLC0415
+
+    text = file.read_text(encoding="utf-8")
+    language = cparse.language_for(file)
+    try:
+        info = cparse.find_function(text, language, name=finished.function)
+    except cparse.CParseError as exc:
+        return False, f"not applied: {exc.message}"
+    if info.text != finished.original_code:
+        return False, f"not applied: {file} changed while perfalign was working"
+    extraction = extract(best.raw_output, info, original_source=text)
+    if extraction.candidate is None:
+        return False, "not applied: the candidate could not be extracted again"
+    try:
+        new_text = apply_candidate(text, info, extraction.candidate.replacement, extraction.candidate.includes)
+    except ValueError as exc:
+        return False, f"not applied: {exc}"
+    tmp = file.with_name(f".{file.name}.perfalign.tmp")
+    try:
+        tmp.write_text(new_text, encoding="utf-8")
+        tmp.replace(file)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        return False, f"not applied: cannot write {file}: {exc.strerror}"
+    return True, f"applied candidate {best.index + 1} to {file} ({_interval(best)})"
+
+
+def _run(events, interactive: bool, as_json: bool) -> Finished:  # type: ignore[no-untyped-def]
+    from rich.console import Console  # noqa: PLC0415
+
+    console = Console(stderr=True)
+    if not interactive:
+        finished = None
+        for event in events:
+            if isinstance(event, VerdictReady) and not as_json:
+                c = event.candidate
+                click.echo(f"candidate {c.index + 1}: {c.verdict.status.value}: {c.verdict.detail}", err=True)
+            if isinstance(event, Finished):
+                finished = event
+        assert finished is not None
+        return finished
+    from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415
+    from rich.progress import Progress as Bar
+
+    finished = None
+    with Bar(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+             console=console, transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+        for event in events:
+            if isinstance(event, Progress):
+                bar.update(task, completed=event.fraction, description=event.message)
+            elif isinstance(event, CandidateGenerated):
+                bar.update(task, description=f"candidate {event.index + 1} written; verifying")
+            elif isinstance(event, VerdictReady):
+                c = event.candidate
+                style = _status_style(c.verdict.status.value)
+                bar.console.print(f"candidate {c.index + 1}: [{style}]{c.verdict.status.value}[/{style}] {c.verdict.detail}")
+            elif isinstance(event, Finished):
+                finished = event
+    assert finished is not None
+    return finished
+
+
+def _print_result(finished: Finished, interactive: bool) -> None:
+    from rich.console import Console  # noqa: PLC0415
+    from rich.syntax import Syntax  # noqa: PLC0415
+
+    console = Console(highlight=False, force_terminal=None if interactive else False)
+    if finished.suggestions:
+        best = finished.suggestions[0]
+        console.print(f"[bold green]{finished.function}: candidate {best.index + 1} is {_interval(best)} faster[/]")
+        console.print(Syntax(best.diff, "diff", theme="ansi_dark", background_color="default"))
+    console.print(finished.summary)

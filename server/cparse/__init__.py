@@ -1,0 +1,41 @@
+"""Find a C or C++ function, its parameters and what it needs to compile on its own.
+
+Built on tree-sitter. :func:`list_functions` is cheap (one parse, no analysis
+of bodies) so the language server can call it on every code-action request;
+:func:`find_function` adds the parameter roles, the file-scope context and the
+``perfalign:`` annotation comment above the function. The tree helpers
+(:func:`parse`, :func:`walk`, :func:`node_text`) and the body analysis
+(:func:`loop_ranges`, :func:`index_expressions`, :func:`global_writes`) are
+what the verifier's harness reads a function with.
+"""
+from ..errors import CParseError
+from ._annotations import parse_annotations
+from ._body import LoopRange, global_writes, index_expressions, loop_ranges
+from ._compile_db import compile_flags_for
+from ._info import FunctionInfo, Param, Role
+from ._lookup import find_function, list_functions
+from ._tree import first_error_line, language_for, node_text, parse, walk
+from ._types import is_float_type, is_integer_type, vector_element
+
+__all__ = [
+    "CParseError",
+    "FunctionInfo",
+    "LoopRange",
+    "Param",
+    "Role",
+    "compile_flags_for",
+    "find_function",
+    "first_error_line",
+    "global_writes",
+    "index_expressions",
+    "is_float_type",
+    "is_integer_type",
+    "language_for",
+    "list_functions",
+    "loop_ranges",
+    "node_text",
+    "parse",
+    "parse_annotations",
+    "vector_element",
+    "walk",
+]

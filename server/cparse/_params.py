@@ -1,0 +1,218 @@
+"""Parameters of a function and their roles: what is read, written, or used as a length."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._info import Param, Role
+from ._tree import function_declarator, node_text, walk
+from ._types import FLOAT_WORDS, INTEGER_WORDS, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
+
+
+def read_params(node: Any, language: str, template_params: list[str]) -> list[Param]:
+    fdecl = function_declarator(node)
+    plist = fdecl.child_by_field_name("parameters") if fdecl is not None else None
+    params: list[Param] = []
+    if plist is None:
+        return params
+    for index, p in enumerate(c for c in plist.named_children if c.type != "comment"):
+        if p.type == "variadic_parameter" or node_text(p) == "...":
+            params.append(Param(name="...", type="...", role=Role.UNSUPPORTED, reason="variadic functions cannot be harnessed"))
+            continue
+        if p.type not in {"parameter_declaration", "optional_parameter_declaration"}:
+            params.append(Param(name=f"arg{index}", type=node_text(p), role=Role.UNSUPPORTED, reason=f"parameter {node_text(p)!r} is not supported"))
+            continue
+        type_node = p.child_by_field_name("type")
+        base = node_text(type_node) if type_node is not None else ""
+        leading_quals = [node_text(c) for c in p.children if c.type == "type_qualifier"]
+        decl = p.child_by_field_name("declarator")
+        depth = 0
+        ref = False
+        inner_const = False
+        arrays = 0
+        while decl is not None and decl.type in {"pointer_declarator", "reference_declarator", "array_declarator", "abstract_pointer_declarator"}:
+            if decl.type == "pointer_declarator":
+                depth += 1
+                if any(node_text(c) == "const" for c in decl.children if c.type == "type_qualifier") and depth > 1:
+                    inner_const = True
+            elif decl.type == "reference_declarator":
+                ref = True
+            else:
+                arrays += 1
+            decl = decl.child_by_field_name("declarator") or next(
+                (c for c in decl.named_children if "declarator" in c.type or c.type == "identifier"), None
+            )
+        name = node_text(decl) if decl is not None and decl.type == "identifier" else f"arg{index}"
+        is_const = "const" in leading_quals or bool(re.search(r"\bconst\b", base))
+        elem = strip_qualifiers(base)
+        if arrays:
+            depth += arrays
+        type_text = normalize_type(" ".join(leading_quals + [base]) + " " + "*" * depth + ("&" if ref else ""))
+        param = Param(name=name, type=type_text, is_const=is_const, element_type=elem, pointer_depth=depth, is_reference=ref)
+        _classify(param, language, template_params, inner_const)
+        params.append(param)
+    if len(params) == 1 and params[0].type == "void" and params[0].pointer_depth == 0:
+        return []
+    return params
+
+
+
+def _classify(param: Param, language: str, template_params: list[str], inner_const: bool) -> None:
+    elem = param.element_type
+    vec = VECTOR_TYPE.match(elem)
+    if vec:
+        inner = strip_qualifiers(vec.group(1))
+        if VECTOR_TYPE.match(inner) or not _is_plain(inner, template_params):
+            param.role = Role.UNSUPPORTED
+            param.reason = f"{param.name}: vectors of {inner} cannot be generated; use vectors of numbers"
+            return
+        param.element_type = inner
+        if param.pointer_depth:
+            param.role = Role.UNSUPPORTED
+            param.reason = f"{param.name}: pointers to vectors are not supported; pass the vector by reference"
+        elif param.is_reference and not param.is_const:
+            param.role = Role.VECTOR_OUT
+        else:
+            param.role = Role.VECTOR_IN
+        return
+    if param.pointer_depth == 0:
+        if not _is_plain(elem, template_params):
+            param.role = Role.UNSUPPORTED
+            param.reason = f"{param.name}: parameters of type {param.type!r} cannot be generated"
+        elif param.is_reference and not param.is_const:
+            param.role = Role.REF_OUT
+        else:
+            param.role = Role.SCALAR
+        return
+    if param.pointer_depth > 1 or param.is_reference:
+        param.role = Role.UNSUPPORTED
+        param.reason = (
+            f"{param.name}: {param.type!r} (pointer to pointer) cannot be generated; "
+            "pass a flat array with its sizes (a[i*n + j])"
+        )
+        return
+    if not _is_plain(elem, template_params):
+        param.role = Role.UNSUPPORTED
+        param.reason = f"{param.name}: arrays of {elem!r} cannot be generated; arrays of numbers and strings can"
+        return
+    if elem == "char" and param.is_const:
+        param.role = Role.STRING
+        return
+    param.role = Role.IN_ARRAY if param.is_const else Role.INOUT_ARRAY
+
+
+def _is_plain(elem: str, template_params: list[str]) -> bool:
+    """A number type (or a template parameter, or a typedef that can be resolved at compile time)."""
+    words = elem.split()
+    if elem in FLOAT_WORDS or elem in template_params:
+        return True
+    if all(w in INTEGER_WORDS for w in words):
+        return True
+    if re.fullmatch(r"[A-Za-z_]\w*(_t|_type)?", elem) and elem not in {"void", "FILE"} and not elem[0].isupper():
+        return True  # a typedef such as real_t; resolved when compiled
+    return bool(re.fullmatch(r"[A-Za-z_]\w*", elem)) and elem in template_params
+
+
+
+def subscript_parts(node: Any) -> tuple[Any | None, list[Any]]:
+    arg = node.child_by_field_name("argument")
+    idx = node.child_by_field_name("index")
+    if idx is not None:
+        return arg, [idx]
+    lst = next((c for c in node.children if c.type == "subscript_argument_list"), None)
+    if lst is not None:
+        return arg, [c for c in lst.named_children]
+    return arg, []
+
+
+def base_name(node: Any | None) -> str | None:
+    while node is not None and node.type in {"parenthesized_expression", "subscript_expression", "field_expression", "pointer_expression"}:
+        if node.type == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        elif node.type == "pointer_expression":
+            node = node.child_by_field_name("argument")
+        elif node.type == "field_expression":
+            node = node.child_by_field_name("argument")
+        else:
+            node = node.named_children[0] if node.named_children else None
+    return node_text(node) if node is not None and node.type == "identifier" else None
+
+
+def assign_roles(params: list[Param], body: Any) -> None:
+    """Refine roles from the body: arrays written, integers used as loop bounds or indices."""
+    names = {p.name: p for p in params}
+    written: set[str] = set()
+    read: set[str] = set()
+    index_use: set[str] = set()
+    deref_only: dict[str, bool] = {}
+    pure_targets: set[int] = set()
+    for node in walk(body):
+        if node.type in {"assignment_expression", "update_expression"}:
+            target = node.child_by_field_name("left") or node.child_by_field_name("argument")
+            base = base_name(target)
+            if base in names and target is not None and target.type != "identifier":
+                written.add(base)
+                op = node.child_by_field_name("operator")
+                if node.type == "update_expression" or (op is not None and node_text(op) != "="):
+                    read.add(base)
+                else:
+                    pure_targets.add(target.id)
+        elif node.type == "call_expression":
+            args = node.child_by_field_name("arguments")
+            fn = node.child_by_field_name("function")
+            for a in args.named_children if args is not None else []:
+                base = base_name(a)
+                if base in names and names[base].pointer_depth and not names[base].is_const:
+                    written.add(base)  # passed on to a helper that may write it
+                    read.add(base)
+            if fn is not None and fn.type == "field_expression":
+                base = base_name(fn.child_by_field_name("argument"))
+                method = fn.child_by_field_name("field")
+                if base in names and method is not None and node_text(method) in {
+                    "push_back", "emplace_back", "resize", "clear", "assign", "insert", "erase", "swap", "pop_back", "fill"
+                }:
+                    written.add(base)
+        elif node.type == "subscript_expression":
+            arg, idxs = subscript_parts(node)
+            base = base_name(arg)
+            if base in names:
+                if node.id not in pure_targets:
+                    read.add(base)
+                deref_only[base] = False
+            for idx in idxs:
+                for n in walk(idx):
+                    if n.type == "identifier" and node_text(n) in names:
+                        index_use.add(node_text(n))
+        elif node.type == "pointer_expression" and node.child_by_field_name("operator") is not None:
+            base = base_name(node.child_by_field_name("argument"))
+            if base in names and node_text(node).startswith("*"):
+                if node.id not in pure_targets:
+                    read.add(base)
+                deref_only.setdefault(base, True)
+        elif node.type == "for_statement":
+            for part in ("condition", "initializer", "update"):
+                n0 = node.child_by_field_name(part)
+                if n0 is not None and part == "condition":
+                    for n in walk(n0):
+                        if n.type == "identifier" and node_text(n) in names:
+                            index_use.add(node_text(n))
+        elif node.type in {"while_statement", "do_statement"}:
+            cond = node.child_by_field_name("condition")
+            for n in walk(cond) if cond is not None else []:
+                if n.type == "identifier" and node_text(n) in names:
+                    index_use.add(node_text(n))
+        elif node.type == "field_expression":
+            base = base_name(node.child_by_field_name("argument"))
+            field_node = node.child_by_field_name("field")
+            if base in names and field_node is not None and node_text(field_node) in {"data", "begin", "end"}:
+                written.add(base) if not names[base].is_const else None
+    for p in params:
+        if p.role is Role.INOUT_ARRAY:
+            if p.name in written and p.name not in read:
+                p.role = Role.OUT_ARRAY
+            elif p.name not in written:
+                p.role = Role.INOUT_ARRAY if p.name in read else Role.INOUT_ARRAY
+            if deref_only.get(p.name):
+                p.size_expr = "1"
+        elif p.role is Role.SCALAR and is_integer_type(p.type) and p.name in index_use:
+            p.role = Role.LENGTH

@@ -1,0 +1,48 @@
+"""C and C++ type names as written: number types, qualifiers, std::vector."""
+from __future__ import annotations
+
+import re
+
+INTEGER_WORDS = {
+    "int", "long", "short", "unsigned", "signed", "size_t", "ssize_t", "ptrdiff_t", "char",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "std::size_t", "std::ptrdiff_t", "std::int32_t", "std::int64_t", "std::uint32_t", "std::uint64_t",
+    "intptr_t", "uintptr_t", "bool", "_Bool",
+}
+FLOAT_WORDS = {"float", "double", "long double"}
+QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__"}
+
+
+def normalize_type(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*([*&<>,])\s*", r" \1 ", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    text = text.replace("> >", ">>").replace("* *", "**").replace("& &", "&&")
+    text = text.replace(" ,", ",").replace(" <", "<").replace("< ", "<").replace(" >", ">")
+    return text
+
+
+
+def strip_qualifiers(text: str) -> str:
+    words = [w for w in normalize_type(text).split(" ") if w not in QUALIFIERS]
+    return " ".join(words).strip()
+
+
+
+VECTOR_TYPE = re.compile(r"^(?:std\s*::\s*)?vector\s*<\s*(.+?)\s*>$")
+
+
+
+def vector_element(type_text: str) -> str | None:
+    """The element type of ``std::vector<T>`` (qualifiers dropped), or None for another type."""
+    match = VECTOR_TYPE.match(strip_qualifiers(type_text))
+    return strip_qualifiers(match.group(1)) if match else None
+
+
+def is_integer_type(type_text: str) -> bool:
+    words = strip_qualifiers(type_text).replace("&", "").split()
+    return bool(words) and all(w in INTEGER_WORDS for w in words)
+
+
+def is_float_type(type_text: str) -> bool:
+    return strip_qualifiers(type_text).replace("&", "").strip() in FLOAT_WORDS

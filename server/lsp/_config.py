@@ -1,0 +1,81 @@
+"""Settings for the language server: defaults, ``perfalign.toml``, then the editor's.
+
+The editor's settings arrive as the ``perfalign`` section of
+``workspace/configuration``, of ``didChangeConfiguration`` or of the
+``initializationOptions``. Each key is applied on its own: a key perfalign does
+not understand, or a value of the wrong type, is reported and that setting
+keeps its default; the other keys still apply.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, merged, read_config
+
+SECTION = "perfalign"
+
+
+@dataclass
+class EffectiveSettings:
+    """The settings in force and every problem met while building them."""
+
+    settings: Settings
+    errors: list[str] = field(default_factory=list)
+    config_file: Path | None = None
+
+    def describe(self) -> str:
+        """One line per setting, for the server log at start and after each change."""
+        values = ", ".join(f"{f.name}={getattr(self.settings, f.name)!r}" for f in fields(Settings))
+        where = f" (with {self.config_file})" if self.config_file else ""
+        return f"effective settings{where}: {values}"
+
+
+def editor_section(value: Any) -> dict[str, Any]:
+    """The ``perfalign`` part of what an editor sent: a section, or the whole settings object."""
+    if not isinstance(value, dict):
+        return {}
+    inner = value.get(SECTION)
+    if isinstance(inner, dict):
+        return inner
+    return value
+
+
+def apply_each(base: Settings, overrides: dict[str, Any], origin: str) -> tuple[Settings, list[str]]:
+    """Apply ``overrides`` key by key; invalid keys are reported and skipped."""
+    settings = base
+    errors: list[str] = []
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        try:
+            settings = merged(settings, {key: value})
+        except SettingsError as exc:
+            errors.append(f"{origin}: {exc}; using the default instead")
+    return settings, errors
+
+
+def effective_settings(root: Path | None, editor: dict[str, Any] | None) -> EffectiveSettings:
+    """Defaults, then ``[perfalign]`` of the workspace's ``perfalign.toml``, then the editor's values."""
+    settings = Settings()
+    errors: list[str] = []
+    config_file = find_config(root) if root is not None and root.exists() else None
+    if config_file is not None:
+        try:
+            table = read_config(config_file).get(SECTION, {})
+        except SettingsError as exc:
+            errors.append(f"{exc}; ignoring {CONFIG_FILE}")
+            table = {}
+        except OSError as exc:
+            errors.append(f"cannot read {config_file}: {exc.strerror}; ignoring it")
+            table = {}
+        if isinstance(table, dict):
+            settings, problems = apply_each(settings, table, str(config_file))
+            errors.extend(problems)
+        else:
+            errors.append(f"{config_file}: [perfalign] must be a table; ignoring it")
+    if editor:
+        settings, problems = apply_each(settings, editor, "editor settings")
+        errors.extend(problems)
+    return EffectiveSettings(settings, errors, config_file)

@@ -1,0 +1,25 @@
+"""The optimize pipeline: parse → prompt → sample N → extract → verify each → rank.
+
+:func:`run_optimize` runs one job and yields events (``perfalign.server.events``)
+so the CLI and the language server can show progress; the last event is
+always a :class:`~perfalign.server.events.Finished`. :func:`extract` finds the
+candidate code in what a model really writes; :func:`build_messages` is the
+prompt of each mode; :func:`apply_candidate` puts a verified rewrite into the
+file.
+"""
+from ._extract import Extraction, dedupe_key, extract
+from ._pipeline import OptimizeRequest, apply_candidate, run_optimize
+from ._prompts import MODES, PROMPT_VERSION, STOP, build_messages
+
+__all__ = [
+    "MODES",
+    "PROMPT_VERSION",
+    "STOP",
+    "Extraction",
+    "OptimizeRequest",
+    "apply_candidate",
+    "build_messages",
+    "dedupe_key",
+    "extract",
+    "run_optimize",
+]

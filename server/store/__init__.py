@@ -1,0 +1,68 @@
+"""The preference store: every request, candidate, verdict and user verdict, in SQLite.
+
+:class:`CandidateStore` opens (and migrates) the database and writes each
+record in one short transaction; :class:`StoreWriter` gives the language
+server one writer thread so that logging never blocks the editor. Reads
+return :class:`StoredRequest` and :class:`StoredCandidate`. The rules that
+turn logged candidates into preference pairs, the training exports, the
+summary numbers and the HTML report live here too (docs/preferences.md).
+"""
+from ..errors import (
+    InvalidFeedbackError,
+    NotFoundError,
+    SchemaTooNewError,
+    StoreCorruptError,
+    StoreDisabledError,
+    StoreError,
+    StoreFullError,
+    StoreLockedError,
+    StoreReadOnlyError,
+)
+from ._db import CandidateStore
+from ._exports import KINDS, ExportResult, assistant, export, iter_dpo, iter_reward, iter_rl, iter_sft, split_for
+from ._ids import function_key, iso_utc, new_id, utc_now
+from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._policy import StorePolicy
+from ._report import write_report
+from ._rows import StoredCandidate, StoredFeedback, StoredRequest
+from ._stats import GroupStats, Stats, compute
+from ._writer import StoreWriter
+
+__all__ = [
+    "KINDS",
+    "CandidateStore",
+    "ExportResult",
+    "GroupStats",
+    "InvalidFeedbackError",
+    "NotFoundError",
+    "Pair",
+    "SchemaTooNewError",
+    "Stats",
+    "StoreCorruptError",
+    "StoreDisabledError",
+    "StoreError",
+    "StoreFullError",
+    "StoreLockedError",
+    "StorePolicy",
+    "StoreReadOnlyError",
+    "StoreWriter",
+    "StoredCandidate",
+    "StoredFeedback",
+    "StoredRequest",
+    "assistant",
+    "best_good",
+    "compute",
+    "dpo_pairs",
+    "export",
+    "function_key",
+    "iso_utc",
+    "iter_dpo",
+    "iter_reward",
+    "iter_rl",
+    "iter_sft",
+    "new_id",
+    "reward_pairs",
+    "split_for",
+    "utc_now",
+    "write_report",
+]

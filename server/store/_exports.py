@@ -1,0 +1,177 @@
+"""Training data out of the preference store, as JSONL that TRL and ``datasets`` read directly.
+
+* ``dpo.jsonl`` and ``reward.jsonl``: conversational preference pairs —
+  ``prompt`` (the messages sent to the model), ``chosen`` and ``rejected``
+  (one assistant message each, the code in a fenced block), plus
+  ``chosen_speedup``, ``rejected_speedup``, ``margin``, ``function_key``,
+  ``mode``, ``split``. The pair rules live in ``store_pairs``.
+* ``sft.jsonl``: ``messages`` (prompt plus the best good candidate) and ``split``.
+* ``rl.jsonl``: ``prompt`` plus what an execution reward needs — ``source``
+  (context and original function as one compilable file), ``language``,
+  ``function``, ``mode`` — and ``split``.
+
+Rows are split by function: a deterministic hash of the normalised original
+code puts every request for that function in ``train`` or in ``eval``.
+Requests stored without code (privacy setting) or without a prompt are skipped.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._db import CandidateStore
+from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._rows import StoredCandidate, StoredRequest
+
+KINDS = ("dpo", "reward", "sft", "rl")
+DEFAULT_EVAL_PERCENT = 10
+
+
+def split_for(function_key: str, eval_percent: int = DEFAULT_EVAL_PERCENT) -> str:
+    """``"eval"`` for about ``eval_percent``% of functions, ``"train"`` for the rest; fixed per function."""
+    return "eval" if int(function_key[:8], 16) % 100 < eval_percent else "train"
+
+
+def fenced(code: str, language: str) -> str:
+    tag = "cpp" if language in {"cpp", "c++", "cxx"} else "c"
+    return f"```{tag}\n{code.rstrip()}\n```"
+
+
+def assistant(code: str, language: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": fenced(code, language)}]
+
+
+def compilable_source(req: StoredRequest) -> str:
+    """The request's context and original function as one file."""
+    parts = [p.rstrip() for p in (req.context_code, req.original_code) if p.strip()]
+    return "\n\n".join(parts) + "\n"
+
+
+def _usable(req: StoredRequest) -> bool:
+    return req.code_stored and bool(req.prompt_messages) and bool(req.original_code)
+
+
+def _requests_with_candidates(store: CandidateStore, since: str | None) -> Iterator[tuple[StoredRequest, list[StoredCandidate]]]:
+    candidates = store.candidates_by_request(since)
+    for req in store.requests(since):
+        if _usable(req):
+            yield req, candidates.get(req.id, [])
+
+
+def _pair_row(req: StoredRequest, pair: Pair, eval_percent: int) -> dict[str, Any]:
+    return {
+        "prompt": req.prompt_messages,
+        "chosen": assistant(pair.chosen.code, req.language),
+        "rejected": assistant(pair.rejected.code, req.language),
+        "chosen_speedup": pair.chosen.verdict.speedup,
+        "rejected_speedup": pair.rejected.verdict.speedup,
+        "margin": pair.margin,
+        "function_key": req.function_key,
+        "mode": req.mode,
+        "split": split_for(req.function_key, eval_percent),
+        "chosen_status": pair.chosen.status,
+        "rejected_status": pair.rejected.status,
+        "request_id": req.id,
+        "chosen_id": pair.chosen.id,
+        "rejected_id": pair.rejected.id,
+    }
+
+
+def iter_dpo(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
+    for req, candidates in _requests_with_candidates(store, since):
+        for pair in dpo_pairs(candidates):
+            yield _pair_row(req, pair, eval_percent)
+
+
+def iter_reward(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
+    for req, candidates in _requests_with_candidates(store, since):
+        for pair in reward_pairs(candidates):
+            yield _pair_row(req, pair, eval_percent)
+
+
+def iter_sft(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
+    seen: set[tuple[str, str]] = set()
+    for req, candidates in _requests_with_candidates(store, since):
+        best = best_good(candidates)
+        if best is None or (req.function_key, best.code_hash) in seen:
+            continue
+        seen.add((req.function_key, best.code_hash))
+        yield {
+            "messages": [*req.prompt_messages, *assistant(best.code, req.language)],
+            "function_key": req.function_key,
+            "mode": req.mode,
+            "split": split_for(req.function_key, eval_percent),
+            "speedup": best.verdict.speedup,
+            "candidate_id": best.id,
+        }
+
+
+def iter_rl(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
+    """One prompt per (function, mode): the latest request's."""
+    latest: dict[tuple[str, str], StoredRequest] = {}
+    for req in store.requests(since):
+        if _usable(req):
+            latest[(req.function_key, req.mode)] = req
+    for req in latest.values():
+        yield {
+            "prompt": req.prompt_messages,
+            "source": compilable_source(req),
+            "language": req.language,
+            "function": req.function,
+            "mode": req.mode,
+            "threads": req.threads,
+            "flags": req.flags,
+            "function_key": req.function_key,
+            "split": split_for(req.function_key, eval_percent),
+        }
+
+
+ITERATORS: dict[str, Callable[..., Iterator[dict[str, Any]]]] = {
+    "dpo": iter_dpo,
+    "reward": iter_reward,
+    "sft": iter_sft,
+    "rl": iter_rl,
+}
+
+
+@dataclass
+class ExportResult:
+    files: dict[str, Path] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)
+    splits: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            kind: {"file": str(self.files[kind]), "rows": self.rows[kind], "splits": self.splits[kind]}
+            for kind in self.files
+        }
+
+
+def export(
+    store: CandidateStore,
+    out_dir: str | Path,
+    kinds: tuple[str, ...] = KINDS,
+    eval_percent: int = DEFAULT_EVAL_PERCENT,
+    since: str | None = None,
+) -> ExportResult:
+    """Write ``<kind>.jsonl`` for each kind into ``out_dir``; each file is written whole or not at all."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    result = ExportResult()
+    for kind in kinds:
+        if kind not in ITERATORS:
+            raise ValueError(f"unknown export kind {kind!r}; expected one of {', '.join(KINDS)}")
+        path = out / f"{kind}.jsonl"
+        tmp = path.with_suffix(".jsonl.tmp")
+        rows, splits = 0, {"train": 0, "eval": 0}
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in ITERATORS[kind](store, eval_percent=eval_percent, since=since):
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                rows += 1
+                splits[row["split"]] += 1
+        tmp.replace(path)
+        result.files[kind], result.rows[kind], result.splits[kind] = path, rows, splits
+    return result

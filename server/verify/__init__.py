@@ -1,0 +1,33 @@
+"""Judge a candidate rewrite: build it, check it computes what the original computes, time it.
+
+:class:`FunctionVerifier` prepares one function once and verifies each
+candidate of it; :func:`verify_source` and :func:`verify_file` do both in one
+call. Every build and run of candidate code goes through the sandbox
+(:func:`run_sandboxed`, :func:`sandbox_status`); model-written code is screened
+before it is built (:func:`screen`) and OpenMP code is checked for data races
+(:func:`archer_available` says which detector is in use). A ``[project]``
+table in ``perfalign.toml`` lets the project's own commands verify instead.
+The verifier is also the training reward: it assumes every candidate is an
+adversary (docs/verify.md, docs/safety.md).
+"""
+from ..errors import HarnessError
+from ._race import archer_available
+from ._sandbox import Cancelled, Limits, RunResult, SandboxStatus, sandbox_status
+from ._sandbox import run as run_sandboxed
+from ._screen import screen
+from ._verifier import FunctionVerifier, verify_file, verify_source
+
+__all__ = [
+    "Cancelled",
+    "FunctionVerifier",
+    "HarnessError",
+    "Limits",
+    "RunResult",
+    "SandboxStatus",
+    "archer_available",
+    "run_sandboxed",
+    "sandbox_status",
+    "screen",
+    "verify_file",
+    "verify_source",
+]

@@ -1,0 +1,193 @@
+"""Find data races in OpenMP code with ThreadSanitizer and Archer.
+
+The harness is rebuilt with ``clang -fopenmp -fsanitize=thread`` and run with
+LLVM's OpenMP runtime and its Archer tool loaded, which tells ThreadSanitizer
+about OpenMP's own synchronisation (barriers, reductions, tasks), so the only
+races reported are the program's. gcc's ThreadSanitizer is never used: it
+reports false races inside libgomp.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from ..settings import Settings
+from . import _sandbox as sandbox
+
+RACE_EXIT = 66
+SUMMARY = re.compile(r"SUMMARY: ThreadSanitizer: data race (\S+?):(\d+)(?::\d+)?(?: in (\S+))?")
+FRAME = re.compile(r"#\d+ \S+ (\S+?):(\d+)(?::\d+)? ")
+
+
+def _clang(language: str) -> str | None:
+    return shutil.which("clang++" if language in ("cpp", "c++", "cxx") else "clang")
+
+
+@lru_cache(maxsize=1)
+def archer_library() -> Path | None:
+    """Where LLVM's Archer OpenMP tool library is installed (Debian: ``/usr/lib/llvm-N/lib``)."""
+    clang = shutil.which("clang")
+    if clang is None:
+        return None
+    candidates: list[str] = []
+    try:
+        resource = subprocess.run(
+            [clang, "-print-resource-dir"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout.strip()
+        if resource:
+            candidates.append(str(Path(resource).parents[1] / "libarcher.so"))
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    real = Path(os.path.realpath(clang))
+    candidates.append(str(real.parent.parent / "lib" / "libarcher.so"))
+    candidates += sorted(glob.glob("/usr/lib/llvm-*/lib/libarcher.so"), reverse=True)
+    candidates += glob.glob("/usr/lib/*-linux-gnu/libarcher.so") + glob.glob("/usr/local/lib/libarcher.so")
+    for path in candidates:
+        if os.path.isfile(path):
+            return Path(path)
+    return None
+
+
+@lru_cache(maxsize=1)
+def archer_available() -> bool:
+    """True when clang can build an OpenMP program with ThreadSanitizer and Archer is installed."""
+    if archer_library() is None or _clang("c") is None:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="perfalign-archer-") as tmp:
+        work = Path(tmp)
+        (work / "probe.c").write_text(
+            "#include <omp.h>\nint main(void){int s=0;\n#pragma omp parallel reduction(+:s)\ns+=1;\nreturn s>0?0:1;}\n"
+        )
+        built = sandbox.run(
+            [_clang("c") or "clang", "-fopenmp", "-fsanitize=thread", "-g", "probe.c", "-o", "probe"],
+            cwd=work,
+            limits=sandbox.Limits(wall_s=60, memory_bytes=0),
+        )
+        if not built.ok:
+            return False
+        ran = sandbox.run(["./probe"], cwd=work, limits=sandbox.Limits(wall_s=60, memory_bytes=0),
+                          env=_race_env(2))
+        return ran.ok
+
+
+def _race_env(threads: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
+    env.update(
+        OMP_NUM_THREADS=str(max(2, threads)),
+        OMP_TOOL_LIBRARIES=str(archer_library()),
+        ARCHER_OPTIONS="verbose=0",
+        TSAN_OPTIONS=(
+            f"ignore_noninstrumented_modules=1 halt_on_error=1 exitcode={RACE_EXIT} "
+            "report_signal_unsafe=0 history_size=4"
+        ),
+    )
+    return env
+
+
+def find_race(
+    sources: list[Path],
+    *,
+    language: str,
+    include_dirs: list[Path],
+    workdir: Path,
+    threads: int,
+    run_args: list[str],
+    settings: Settings,
+    cancel: threading.Event | None = None,
+) -> str | None:
+    """Build ``sources`` with ThreadSanitizer and Archer, run them, and describe the first race.
+
+    Returns one line naming the racy source line (``file:line: code``), or None
+    when no race was seen, when the build or run failed for another reason
+    (the verifier's ordinary checks report those), or when clang or Archer is
+    not installed.
+    """
+    if not archer_available():
+        return None
+    clang = _clang(language)
+    if clang is None:
+        return None
+    binary = workdir / "race_check"
+    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0"]
+    argv += [f"-I{d}" for d in include_dirs]
+    argv += [str(s) for s in sources] + ["-o", str(binary), "-lm"]
+    built = sandbox.run(
+        argv,
+        cwd=workdir,
+        limits=sandbox.Limits(wall_s=settings.compile_timeout_s, memory_bytes=0),
+        cancel=cancel,
+        sandbox=settings.sandbox,
+        readable=list(include_dirs) + list(sources),
+    )
+    if not built.ok:
+        return None
+    ran = sandbox.run(
+        [str(binary), *run_args],
+        cwd=workdir,
+        limits=sandbox.Limits(wall_s=settings.run_timeout_s * 4, cpu_s=settings.run_timeout_s * 8, memory_bytes=0),
+        env=_race_env(threads),
+        cancel=cancel,
+        sandbox=settings.sandbox,
+    )
+    if ran.timed_out or ran.cancelled:
+        return None
+    return describe_race(ran.stderr, sources)
+
+
+LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"([^"]+)"')
+
+
+def _code_at(path: str, line: int, sources: list[Path]) -> str | None:
+    """The text of ``path:line`` as the compiler saw it: a given source, or a ``#line "path"`` region in one."""
+    for source in sources:
+        if str(source) == path or source.name == Path(path).name:
+            try:
+                lines = source.read_text(errors="replace").splitlines()
+            except OSError:
+                continue
+            if 0 < line <= len(lines):
+                return lines[line - 1].strip()
+    # Later sources first: the candidate comes after the driver and the original.
+    for source in reversed(sources):
+        try:
+            lines = source.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        directives = [(i, LINE_DIRECTIVE.match(t)) for i, t in enumerate(lines)]
+        directives = [(i, m) for i, m in directives if m]
+        for k, (index, match) in enumerate(directives):
+            if match.group(2) != path and Path(match.group(2)).name != Path(path).name:
+                continue
+            end = directives[k + 1][0] if k + 1 < len(directives) else len(lines)
+            real = index + 1 + (line - int(match.group(1)))
+            if index < real < end:
+                return lines[real].strip()
+    return None
+
+
+def describe_race(report: str, sources: list[Path]) -> str | None:
+    """One line from a ThreadSanitizer report: where the race is and the code on that line."""
+    if "ThreadSanitizer: data race" not in report:
+        return None
+    places: list[tuple[str, int]] = []
+    if summary := SUMMARY.search(report):
+        places.append((summary.group(1), int(summary.group(2))))
+    places += [(m.group(1), int(m.group(2))) for m in FRAME.finditer(report)]
+    # The racy access is the top frame (SUMMARY); when its file is unknown, the first frame in a given source.
+    for path, line in places:
+        code = _code_at(path, line, sources)
+        if code is not None:
+            where = f"{Path(path).name}:{line}"
+            return f"data race at {where}: {code}" if code else f"data race at {where}"
+    if places:
+        path, line = places[0]
+        return f"data race at {Path(path).name}:{line}"
+    return "data race between OpenMP threads (ThreadSanitizer gave no source line)"

@@ -1,0 +1,107 @@
+"""GGUF export: a PEFT LoRA becomes a llama.cpp adapter that loads on the base GGUF and computes
+what PEFT computes; a wrong adapter fails the check; a merged Q8_0 model matches too."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import gguf  # noqa: F401  (the train extra; the test command installs it)
+import peft  # noqa: F401  (the train extra; the test command installs it)
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from perfalign.training import export, ggufio  # noqa: E402
+from perfalign.training.common import RUN_FILE  # noqa: E402
+from perfalign.training.config import ExportConfig  # noqa: E402
+from perfalign.training.tiny import build_tiny_model  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A tiny base, its f32 GGUF, and a LoRA adapter with non-zero weights and a run record."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    root = tmp_path_factory.mktemp("export")
+    base = build_tiny_model(root / "base")
+    model = AutoModelForCausalLM.from_pretrained(base)
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    base_gguf = ggufio.write_model_gguf(root / "base-f32.gguf", model, tokenizer, dtype="f32")
+    torch.manual_seed(1)
+    peft_model = get_peft_model(
+        model,
+        LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], init_lora_weights=False),
+    )
+    adapter_dir = root / "run" / "adapter"
+    peft_model.save_pretrained(adapter_dir)
+    (adapter_dir / RUN_FILE).write_text(json.dumps({"base": str(base), "command": "dpo", "data_snapshot_id": "pairs-test", "config": {"lora_r": 4}}))
+    return base, base_gguf, adapter_dir
+
+
+def test_adapter_loads_in_llama_cpp_and_matches_peft(trained: tuple[Path, Path, Path]) -> None:
+    base, base_gguf, adapter_dir = trained
+    result = export.main(ExportConfig(adapter_dir=str(adapter_dir), base_gguf=str(base_gguf), dtype="f32", check_sequences=2, tolerance=0.01))
+    meta = ggufio.read_metadata(result.adapter_gguf)
+    assert meta["general.type"] == "adapter" and meta["adapter.type"] == "lora"
+    assert meta["adapter.lora.alpha"] == pytest.approx(8.0)
+    assert meta["perfalign.data_snapshot_id"] == "pairs-test"
+    names = ggufio.tensor_names(result.adapter_gguf)
+    assert "blk.0.attn_q.weight.lora_a" in names and "blk.1.ffn_down.weight.lora_b" in names
+    assert result.agreement is not None and result.agreement.passed, result.agreement
+    assert result.agreement.adapter_effect > 0.01  # the adapter really changes the model
+    assert result.agreement.effect_correlation > 0.99
+    card = json.loads(result.adapter_gguf.with_suffix(".json").read_text())
+    assert card["lineage"]["data_snapshot_id"] == "pairs-test"
+
+
+def test_a_wrongly_scaled_adapter_fails_the_check(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    from peft import PeftModel
+    from safetensors.torch import load_file
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    base, base_gguf, adapter_dir = trained
+    wrong = ggufio.write_lora_adapter(
+        tmp_path / "wrong.gguf",
+        ggufio.lora_tensors_from_peft(load_file(str(adapter_dir / "adapter_model.safetensors"))),
+        model_type="qwen2",
+        n_blocks=2,
+        alpha=32.0,
+    )
+    model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base), str(adapter_dir)).eval()
+    sequences = export.check_sequences(adapter_dir, AutoTokenizer.from_pretrained(base), 1)
+    assert not export.compare(model, sequences, base_gguf, wrong, tolerance=0.01).passed
+
+
+def test_merged_q8_model_matches_the_adapter(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    base, base_gguf, adapter_dir = trained
+    result = export.main(
+        ExportConfig(adapter_dir=str(adapter_dir), base_gguf=str(base_gguf), output=str(tmp_path / "a.gguf"), check_sequences=1, tolerance=0.05, merged_q8=True)
+    )
+    assert result.merged_gguf is not None
+    assert ggufio.read_metadata(result.merged_gguf)["general.file_type"] == 7  # MOSTLY_Q8_0
+    from transformers import AutoTokenizer
+
+    sequences = export.check_sequences(adapter_dir, AutoTokenizer.from_pretrained(base), 1)
+    merged = export.llama_logprobs(result.merged_gguf, None, sequences)[0]
+    with_adapter = export.llama_logprobs(base_gguf, result.adapter_gguf, sequences)[0]
+    assert sum(abs(a - b) for a, b in zip(merged, with_adapter)) / len(merged) < 0.05
+
+
+def test_four_bit_merges_are_refused(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    base, _, _ = trained
+    with pytest.raises(ggufio.GGUFExportError, match="4-bit"):
+        ggufio.write_model_gguf(tmp_path / "m.gguf", AutoModelForCausalLM.from_pretrained(base), AutoTokenizer.from_pretrained(base), dtype="q4_k")
+
+
+def test_reward_model_adapters_are_not_exported(tmp_path: Path) -> None:
+    folder = tmp_path / "rm"
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "task_type": "SEQ_CLS", "r": 4}))
+    (folder / "adapter_model.safetensors").write_bytes(b"")
+    with pytest.raises(export.ExportError, match="reward model"):
+        export.main(ExportConfig(adapter_dir=str(folder)))

@@ -1,0 +1,162 @@
+"""Each trainer runs a few steps on a tiny random Qwen2 model: its loss moves, its LoRA weights change,
+and it leaves an adapter with the config and data snapshot that made it."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import trl  # noqa: F401  (the train extra; the test command installs it)
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from perfalign.training import common  # noqa: E402
+from perfalign.training.config import DPOConfig, RewardConfig, SFTConfig  # noqa: E402
+from perfalign.training.data import write_jsonl  # noqa: E402
+from perfalign.training.tiny import build_tiny_model  # noqa: E402
+
+SLOW = "int sum(const int *a, int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += a[i];\n    return s;\n}"
+FAST = "int sum(const int *restrict a, int n) {\n    long s = 0;\n#pragma omp simd reduction(+:s)\n    for (int i = 0; i < n; i++) s += a[i];\n    return (int)s;\n}"
+
+
+def prompt(i: int) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": "You are an expert in high performance C."},
+        {"role": "user", "content": f"Optimize this function.\n```c\n{SLOW.replace('sum', f'sum{i}')}\n```"},
+    ]
+
+
+def answer(code: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": f"```c\n{code}\n```"}]
+
+
+def pair_rows(n: int = 8) -> list[dict[str, object]]:
+    return [
+        {
+            "prompt": prompt(i),
+            "chosen": answer(FAST.replace("sum", f"sum{i}")),
+            "rejected": answer(SLOW.replace("sum", f"sum{i}")),
+            "chosen_speedup": 1.8,
+            "rejected_speedup": 1.0,
+            "margin": 0.8,
+            "function_key": f"f{i:015d}",
+            "mode": "serial",
+            "split": "eval" if i == n - 1 else "train",
+        }
+        for i in range(n)
+    ]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def lora_weights(adapter_dir: Path) -> dict[str, object]:
+    from safetensors.torch import load_file
+
+    return load_file(str(adapter_dir / "adapter_model.safetensors"))
+
+
+def check_run(result: common.TrainResult, steps: int) -> None:
+    assert result.steps == steps
+    assert len(result.losses) == steps
+    assert result.losses[0] != result.losses[-1], "the loss did not move"
+    record = common.read_run(result.adapter_dir)
+    assert record["data_snapshot_id"] == result.snapshot_id and result.snapshot_id
+    assert record["config"]["max_steps"] == steps
+    weights = lora_weights(result.adapter_dir)
+    b = [w for k, w in weights.items() if "lora_B" in k]
+    assert b and any(float(w.abs().sum()) > 0 for w in b), "LoRA B weights stayed at their zero init"
+
+
+def small(cls: type, tiny: Path, tmp_path: Path, data: Path, **kw: object):  # type: ignore[no-untyped-def]
+    return cls(
+        base=str(tiny),
+        output_dir=str(tmp_path / "run"),
+        data=[str(data)],
+        max_steps=3,
+        learning_rate=5e-3,
+        gradient_accumulation_steps=1,
+        per_device_batch_size=2,
+        max_length=256,
+        lora_r=4,
+        lora_alpha=8,
+        **kw,
+    )
+
+
+def test_dpo_trains_and_records_its_data(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import dpo
+
+    data = tmp_path / "pairs.jsonl"
+    write_jsonl(data, pair_rows() + pair_rows()[:2])  # duplicates are dropped
+    result = dpo.main(small(DPOConfig, tiny, tmp_path, data))
+    check_run(result, 3)
+    assert result.train_rows == 7 and result.eval_rows == 1
+    record = common.read_run(result.adapter_dir)
+    assert record["eval_function_keys"] == ["f000000000000007"]
+
+
+def test_sft_trains_on_the_fastest_rewrite(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import sft
+
+    data = tmp_path / "sft.jsonl"
+    write_jsonl(
+        data,
+        [{"messages": r["prompt"] + r["chosen"], "function_key": r["function_key"], "split": "train"} for r in pair_rows()],
+    )
+    check_run(sft.main(small(SFTConfig, tiny, tmp_path, data)), 3)
+
+
+def test_reward_model_trains_and_reports_heldout_accuracy(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import reward
+
+    data = tmp_path / "pairs.jsonl"
+    write_jsonl(data, pair_rows())
+    result = reward.main(small(RewardConfig, tiny, tmp_path, data))
+    check_run(result, 3)
+    assert 0.0 <= result.metrics["heldout_pairwise_accuracy"] <= 1.0
+    assert result.metrics["heldout_pairs"] == 1
+
+
+def test_no_data_is_a_clear_error(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import dpo
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(Exception, match="no pairs rows"):
+        dpo.main(small(DPOConfig, tiny, tmp_path, empty))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"prompt": []}) + "\n")
+    with pytest.raises(Exception, match="needs chosen, rejected"):
+        dpo.main(small(DPOConfig, tiny, tmp_path, bad))
+
+
+def test_dpo_runs_in_two_processes(tiny: Path, tmp_path: Path) -> None:
+    """Nothing assumes one process: DPO in 2 CPU processes (torchrun, gloo) trains one adapter, reported once."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "pairs.jsonl"
+    write_jsonl(data, pair_rows())
+    perfalign = Path(sys.executable).with_name("perfalign")
+    command = [
+        str(Path(sys.executable).with_name("torchrun")), "--nproc_per_node", "2", "--master_port", "29517",
+        str(perfalign), "train", "dpo", "--json", "--base", str(tiny), "--data", str(data),
+        "--output-dir", str(tmp_path / "run"), "--max-steps", "2", "--learning-rate", "5e-3",
+        "--per-device-batch-size", "1", "--gradient-accumulation-steps", "1", "--max-length", "256",
+        "--lora-r", "4", "--lora-alpha", "8",
+    ]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "ACCELERATE_USE_CPU": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    reports = [line for line in done.stdout.splitlines() if line.startswith('{"')]  # not the trainer's log dicts
+    assert len(reports) == 1, done.stdout  # the main process reports, once
+    result = json.loads(reports[0])
+    assert result["steps"] == 2
+    record = common.read_run(tmp_path / "run" / "adapter")
+    assert record["processes"] == 2
+    weights = lora_weights(tmp_path / "run" / "adapter")
+    assert any(float(w.abs().sum()) > 0 for k, w in weights.items() if "lora_B" in k)

@@ -1,0 +1,218 @@
+"""Races in OpenMP code are found with ThreadSanitizer and Archer, and named by their line."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from perfalign.server.settings import Settings
+from perfalign.server.verify import _race as race
+
+pytestmark = pytest.mark.skipif(not race.archer_available(), reason="clang with libomp and Archer not installed")
+
+DRIVER = """
+#include <stdio.h>
+#include <stdlib.h>
+
+{function}
+
+int main(int argc, char **argv)
+{{
+    int n = argc > 1 ? atoi(argv[1]) : 64;
+    double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n);
+    for (int i = 0; i < n * n; i++) a[i] = i % 7;
+    double r = kernel(a, b, n);
+    printf("%f %f\\n", r, b[n + 1]);
+    free(a);
+    free(b);
+    return 0;
+}}
+"""
+
+RACY = {
+    "missing reduction": (
+        """double kernel(const double *a, double *b, int n)
+{
+    double s = 0;
+    #pragma omp parallel for
+    for (int i = 0; i < n * n; i++)
+        s += a[i];
+    return s;
+}""",
+        "s += a[i];",
+    ),
+    "shared temporary": (
+        """double kernel(const double *a, double *b, int n)
+{
+    double t;
+    #pragma omp parallel for
+    for (int i = 0; i < n * n; i++) {
+        t = a[i] * 2.0;
+        b[i] = t + 1.0;
+    }
+    return b[0];
+}""",
+        "t = a[i] * 2.0;",
+    ),
+    "missing private": (
+        """double kernel(const double *a, double *b, int n)
+{
+    int j;
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            b[i * n + j] = a[j * n + i];
+    return b[0];
+}""",
+        "for (j = 0; j < n; j++)",
+    ),
+}
+
+CORRECT = {
+    "reduction": """double kernel(const double *a, double *b, int n)
+{
+    double s = 0;
+    #pragma omp parallel for reduction(+:s)
+    for (int i = 0; i < n * n; i++)
+        s += a[i];
+    return s;
+}""",
+    "private": """double kernel(const double *a, double *b, int n)
+{
+    int j;
+    double t;
+    #pragma omp parallel for private(j, t)
+    for (int i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            t = a[j * n + i];
+            b[i * n + j] = t;
+        }
+    return b[0];
+}""",
+    "collapse": """double kernel(const double *a, double *b, int n)
+{
+    #pragma omp parallel for collapse(2)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            b[i * n + j] = 2.0 * a[j * n + i];
+    return b[0];
+}""",
+}
+
+
+def check(tmp_path: Path, function: str) -> str | None:
+    source = tmp_path / "driver.c"
+    source.write_text(DRIVER.format(function=function))
+    work = tmp_path / "work"
+    work.mkdir()
+    return race.find_race(
+        [source], language="c", include_dirs=[], workdir=work, threads=4, run_args=["48"], settings=Settings()
+    )
+
+
+@pytest.mark.parametrize("name", sorted(RACY))
+def test_racy_candidates_are_reported_with_their_line(tmp_path: Path, name: str) -> None:
+    function, racy_line = RACY[name]
+    found = check(tmp_path, function)
+    assert found is not None, f"no race found for the {name}"
+    assert found.startswith("data race at driver.c:")
+    assert racy_line in found
+    line_no = int(found.split(":")[1])
+    assert (tmp_path / "driver.c").read_text().splitlines()[line_no - 1].strip() == racy_line
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT))
+def test_correct_openmp_passes(tmp_path: Path, name: str) -> None:
+    assert check(tmp_path, CORRECT[name]) is None
+
+
+def test_race_found_without_bubblewrap() -> None:
+    # Without bubblewrap a root user's commands run as a throw-away uid: the work dir is a /tmp folder.
+    work = Path(tempfile.mkdtemp(prefix="perfalign-race-"))
+    try:
+        source = work / "driver.c"
+        source.write_text(DRIVER.format(function=RACY["missing reduction"][0]))
+        found = race.find_race([source], language="c", include_dirs=[], workdir=work, threads=2, run_args=["32"],
+                               settings=Settings(sandbox=False))
+        assert found is not None and "s += a[i];" in found
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_cpp_sources_use_clangxx(tmp_path: Path) -> None:
+    source = tmp_path / "driver.cpp"
+    source.write_text(
+        "#include <vector>\n#include <cstdio>\n"
+        "double kernel(const std::vector<double>& a) {\n"
+        "    double s = 0;\n"
+        "    #pragma omp parallel for\n"
+        "    for (std::size_t i = 0; i < a.size(); i++)\n"
+        "        s += a[i];\n"
+        "    return s;\n}\n"
+        "int main() { std::vector<double> a(4096, 1.0); std::printf(\"%f\\n\", kernel(a)); return 0; }\n"
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    found = race.find_race([source], language="cpp", include_dirs=[], workdir=work, threads=4, run_args=[],
+                           settings=Settings())
+    assert found is not None and "driver.cpp:7" in found
+
+
+def test_describe_race_without_a_report_is_none() -> None:
+    assert race.describe_race("all fine\n", []) is None
+
+
+def test_line_directives_map_back_to_the_candidate(tmp_path: Path) -> None:
+    original = tmp_path / "original.c"
+    original.write_text('#line 1 "function"\nvoid f(void)\n{\n}\n#line 1 "glue"\n')
+    candidate = tmp_path / "candidate.c"
+    candidate.write_text('/* generated */\n#line 1 "function"\nvoid f(void)\n{\n    t = 1.0;\n}\n#line 1 "glue"\nx\n')
+    report = "WARNING: ThreadSanitizer: data race (pid=2)\nSUMMARY: ThreadSanitizer: data race /w/job1/function:3:7 in f\n"
+    assert race.describe_race(report, [original, candidate]) == "data race at function:3: t = 1.0;"
+
+
+# ---------------------------------------------------------------------------- through the verifier
+
+SCALE = """void scale(const double *a, double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = 2.0 * a[i];
+}
+"""
+
+# Every thread writes the same value: the results are right, only the race check can tell.
+SHARED_FACTOR = """void scale(const double *a, double *out, int n)
+{
+    double f;
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {
+        f = 2.0;
+        out[i] = f * a[i];
+    }
+}"""
+
+
+@pytest.fixture(scope="module")
+def scale_verifier():  # type: ignore[no-untyped-def]
+    from perfalign.server.verify._verifier import FunctionVerifier
+
+    with FunctionVerifier(SCALE, "c", "scale", mode="openmp", settings=Settings(threads=2)) as verifier:
+        assert verifier.prepare() is None
+        yield verifier
+
+
+def test_verifier_reports_a_race_that_results_do_not_show(scale_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    verdict = scale_verifier.verify(SHARED_FACTOR)
+    assert verdict.status is Status.INCORRECT
+    assert "data race" in verdict.detail and "f = 2.0;" in verdict.detail
+
+
+def test_verifier_passes_the_private_version(scale_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import TIMED
+
+    verdict = scale_verifier.verify(SHARED_FACTOR.replace("parallel for", "parallel for private(f)"))
+    assert verdict.status in TIMED, verdict.detail
