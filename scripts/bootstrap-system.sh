@@ -12,6 +12,13 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 dpkg -s libomp-dev >/dev/null 2>&1 || need+=(libomp-dev)
 command -v cmake >/dev/null || need+=(cmake)
 command -v patch >/dev/null || need+=(patch)
+# ThreadSanitizer's runtime, for the OpenMP race check (clang alone links no -fsanitize=thread program).
+clang_major=$( (clang --version 2>/dev/null || true) | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n1)
+if [ -n "$clang_major" ]; then
+    dpkg -s "libclang-rt-$clang_major-dev" >/dev/null 2>&1 || need+=("libclang-rt-$clang_major-dev")
+else
+    need+=(libclang-rt-dev)
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
