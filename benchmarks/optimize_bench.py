@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from perfalign.server import cparse
-from perfalign.server.backends import create_backend
+from perfalign.server.backends import SamplingParams, create_backend
 from perfalign.server.events import CandidateGenerated, Finished, VerdictReady
 from perfalign.server.optimize import STOP, OptimizeRequest, build_messages, run_optimize
 from perfalign.server.settings import Settings
@@ -65,7 +65,7 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
         if hasattr(backend, "clear_prompt_cache"):
             backend.clear_prompt_cache()
         start = time.perf_counter()
-        backend.generate(messages, 4, max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7, stop=STOP)
+        backend.generate(messages, 4, SamplingParams(max_tokens=max_tokens, temperature=0.7, top_p=0.95, seed=7, stop=tuple(STOP)))
         wall = time.perf_counter() - start
         stats = backend.last_stats
         result[f"{label}_tokens"] = stats.generated_tokens

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from optimize_bench import OPENMP_EXAMPLES, examples  # noqa: E402
 
 from perfalign.server import cparse  # noqa: E402
-from perfalign.server.backends import create_backend  # noqa: E402
+from perfalign.server.backends import SamplingParams, create_backend  # noqa: E402
 from perfalign.server.optimize import STOP, build_messages  # noqa: E402
 from perfalign.server.settings import Settings  # noqa: E402
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         previous = mode
         for label, backend in backends.items():
             start = time.perf_counter()
-            backend.generate(messages, args.samples, max_tokens=args.max_tokens, temperature=0.7, top_p=0.95, seed=3, stop=STOP)
+            backend.generate(messages, args.samples, SamplingParams(max_tokens=args.max_tokens, temperature=0.7, top_p=0.95, seed=3, stop=tuple(STOP)))
             stats = backend.last_stats
             row[label] = {"prompt": stats.prompt_tokens, "reused": stats.reused_prompt_tokens,
                           "prompt_s": round(stats.prompt_s, 2), "tok_s": round(stats.tokens_per_s, 1),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .verdict import Verdict
 
@@ -40,6 +41,16 @@ class VerdictReady:
     candidate: Candidate
 
 
+class Outcome(StrEnum):
+    """How a job ended."""
+
+    FOUND = "found"  # at least one candidate verified faster
+    NONE_FASTER = "none_faster"  # usable candidates, none verified faster
+    NOTHING_USABLE = "nothing_usable"  # the model wrote no usable code
+    ERROR = "error"  # the function, the model or the verifier could not be used
+    CANCELLED = "cancelled"
+
+
 @dataclass
 class Finished:
     """The end of a job. ``suggestions`` are the verified (``faster``) candidates, best first."""
@@ -49,9 +60,7 @@ class Finished:
     candidates: list[Candidate] = field(default_factory=list)
     suggestions: list[Candidate] = field(default_factory=list)
     summary: str = ""  # what was found, or why nothing was
-    # "found", "none_faster", "nothing_usable" (the model wrote no usable code),
-    # "error" (the function, the model or the verifier could not be used) or "cancelled".
-    outcome: str = ""
+    outcome: Outcome = Outcome.ERROR
     request_id: str | None = None
     # Byte range and text of the function the job ran on, so a front end can
     # check the document still holds that body before applying an edit.

@@ -34,7 +34,10 @@ class LlamaCppSampler:
     name: str
 
     def generate(self, messages: Messages, n: int, *, max_tokens: int, temperature: float, seed: int) -> list[str]:
-        return list(self.backend.generate(messages, n, max_tokens=max_tokens, temperature=temperature, top_p=0.95, seed=seed))
+        from perfalign.server.backends import SamplingParams
+
+        params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=0.95, seed=seed)
+        return list(self.backend.generate(messages, n, params))
 
     def close(self) -> None:
         self.backend.close()
@@ -124,12 +127,12 @@ def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads:
             raise SamplingError(f"{base} has no GGUF for llama.cpp; use --engine transformers")
         check_adapter(base, adapter, engine)
         adapter_gguf = gguf_adapter(adapter)
-        from perfalign.server.backends import LlamaCppBackend, LlamaCppOptions
+        from perfalign.server.backends import backend_for
         from perfalign.server.registry import ResolvedModel
         from perfalign.server.settings import Settings
 
         model = ResolvedModel(name=label, backend="llama-cpp", prompt_format="chatml", model_path=ref.gguf, adapter_path=adapter_gguf)
-        return LlamaCppSampler(LlamaCppBackend(model, Settings(), LlamaCppOptions(n_threads=threads)), label)
+        return LlamaCppSampler(backend_for(model, Settings(), {"n_threads": threads}), label)
     if engine != "transformers":
         raise SamplingError(f"unknown engine {engine!r}; one of auto, llama-cpp, transformers")
     from perfalign.training.modeling import load_model, load_tokenizer

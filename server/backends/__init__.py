@@ -8,7 +8,7 @@ backend takes one :class:`SamplingParams` and raises :class:`BackendError`
 for anything the user must fix.
 """
 from ..errors import BackendCancelled, BackendError
-from ._base import Backend, Options, SampleCallback
+from ._base import Backend, Options, SampleCallback, SamplingParams
 from ._factories import backend_for, backend_names, create_backend, register_backend, unregister_backend
 from ._fake import FakeBackend, FakeOptions
 
@@ -20,6 +20,7 @@ __all__ = [
     "FakeOptions",
     "Options",
     "SampleCallback",
+    "SamplingParams",
     "backend_for",
     "backend_names",
     "create_backend",

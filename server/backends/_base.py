@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -13,6 +14,17 @@ from ..errors import BackendCancelled, BackendError
 # on_sample(index, text): called as soon as sample ``index`` is complete.
 SampleCallback = Callable[[int, str], None]
 Messages = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How to sample, the same for every backend. Sample ``i`` of a request draws with seed ``seed + i``."""
+
+    max_tokens: int = 768
+    temperature: float = 0.7  # 0: greedy
+    top_p: float = 0.95
+    seed: int = 0
+    stop: tuple[str, ...] = ()  # a sample ends before the first of these strings
 
 
 class Options(BaseModel):
@@ -50,12 +62,8 @@ class Backend(ABC):
         self,
         messages: Messages,
         n: int,
+        params: SamplingParams,
         *,
-        max_tokens: int,
-        temperature: float,
-        top_p: float,
-        seed: int,
-        stop: list[str] | None = None,
         cancel: threading.Event | None = None,
         on_sample: SampleCallback | None = None,
     ) -> list[str]:
@@ -85,7 +93,7 @@ def check_cancel(cancel: threading.Event | None) -> None:
         raise BackendCancelled("cancelled")
 
 
-def cut_at_stop(text: str, stop: list[str] | None) -> tuple[str, bool]:
+def cut_at_stop(text: str, stop: tuple[str, ...] | list[str] | None) -> tuple[str, bool]:
     """``text`` cut before the first stop string, and whether one was found."""
     if not stop:
         return text, False

@@ -17,7 +17,17 @@ from typing import Any
 
 from ..registry import ResolvedModel
 from ..settings import Settings
-from ._base import Backend, BackendError, Messages, Options, SampleCallback, check_cancel, cut_at_stop, parse_options
+from ._base import (
+    Backend,
+    BackendError,
+    Messages,
+    Options,
+    SampleCallback,
+    SamplingParams,
+    check_cancel,
+    cut_at_stop,
+    parse_options,
+)
 
 ENV_VAR = "PERFALIGN_FAKE_REPLIES"
 FUNCTION_RE = re.compile(r"^Function: (\S+)", re.MULTILINE)
@@ -54,12 +64,8 @@ class FakeBackend(Backend):
         self,
         messages: Messages,
         n: int,
+        params: SamplingParams,
         *,
-        max_tokens: int,
-        temperature: float,
-        top_p: float,
-        seed: int,
-        stop: list[str] | None = None,
         cancel: threading.Event | None = None,
         on_sample: SampleCallback | None = None,
     ) -> list[str]:
@@ -76,7 +82,7 @@ class FakeBackend(Backend):
                 cancel.wait(self.options.delay_s)
             check_cancel(cancel)
             start = self.cursor.get(key, 0)
-            text, _ = cut_at_stop(pool[start % len(pool)], stop)
+            text, _ = cut_at_stop(pool[start % len(pool)], params.stop)
             self.cursor[key] = start + 1
             out.append(text)
             if on_sample is not None:

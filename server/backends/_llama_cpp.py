@@ -20,6 +20,7 @@ import ctypes
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,19 @@ from typing import Any
 from .. import llama_lib
 from ..registry import ResolvedModel
 from ..settings import Settings
-from ._base import Backend, BackendError, Messages, Options, SampleCallback, check_cancel, cut_at_stop, parse_options
+from ._base import (
+    Backend,
+    BackendError,
+    Messages,
+    Options,
+    SampleCallback,
+    SamplingParams,
+    check_cancel,
+    cut_at_stop,
+    parse_options,
+)
 from ._prompt_cache import PromptCache
+from ._prompt_lookup import PromptLookup
 
 _INIT_LOCK = threading.Lock()
 
@@ -86,38 +98,6 @@ class GenerationStats:
     @property
     def tokens_per_s(self) -> float:
         return self.generated_tokens / self.generate_s if self.generate_s > 0 else 0.0
-
-
-class PromptLookup:
-    """Drafts for one sequence: what followed the latest earlier occurrence of its last n-gram.
-
-    The index maps every n-gram (2 <= n <= ``max_ngram``) of the prompt and the
-    sample so far to the position right after its latest occurrence.
-    """
-
-    def __init__(self, prompt: list[int], max_ngram: int = 3) -> None:
-        self.tokens: list[int] = []
-        self.sizes = range(max(2, max_ngram), 1, -1)
-        self.index: dict[tuple[int, ...], int] = {}
-        for token in prompt:
-            self.append(token)
-
-    def append(self, token: int) -> None:
-        end = len(self.tokens)
-        for size in self.sizes:
-            if end >= size:
-                self.index[tuple(self.tokens[end - size : end])] = end
-        self.tokens.append(token)
-
-    def draft(self, limit: int) -> list[int]:
-        """Up to ``limit`` tokens that may come next; empty when nothing matches."""
-        for size in self.sizes:
-            if len(self.tokens) < size:
-                continue
-            follow = self.index.get(tuple(self.tokens[-size:]))
-            if follow is not None:
-                return self.tokens[follow : follow + limit]
-        return []
 
 
 def _available_memory() -> int | None:
@@ -316,12 +296,8 @@ class LlamaCppBackend(Backend):
         self,
         messages: Messages,
         n: int,
+        params: SamplingParams,
         *,
-        max_tokens: int,
-        temperature: float,
-        top_p: float,
-        seed: int,
-        stop: list[str] | None = None,
         cancel: threading.Event | None = None,
         on_sample: SampleCallback | None = None,
     ) -> list[str]:
@@ -329,159 +305,146 @@ class LlamaCppBackend(Backend):
             return []
         with self._lock:
             prompt = self.tokenize(self.apply_template(messages))
-            return self._run(prompt, n, max_tokens, temperature, top_p, seed, stop, cancel, on_sample)
+            return self._run(prompt, n, params, cancel, on_sample)
 
-    def _run(
-        self,
-        prompt: list[int],
-        n: int,
-        max_tokens: int,
-        temperature: float,
-        top_p: float,
-        seed: int,
-        stop: list[str] | None,
-        cancel: threading.Event | None,
-        on_sample: SampleCallback | None,
-    ) -> list[str]:
+    def _run(self, prompt: list[int], n: int, params: SamplingParams, cancel: threading.Event | None,
+             on_sample: SampleCallback | None) -> list[str]:
+        """Read ``prompt`` once for all ``n`` sequences, then decode them step by step (module docstring)."""
         lib = self._lib
         limit = self.model_info.context_length or 32768
-        if len(prompt) + max_tokens > limit:
+        if len(prompt) + params.max_tokens > limit:
             raise BackendError(
-                f"the prompt is {len(prompt)} tokens; with {max_tokens} more it exceeds the model's "
+                f"the prompt is {len(prompt)} tokens; with {params.max_tokens} more it exceeds the model's "
                 f"context of {limit} tokens: the function is too long for this model"
             )
         lookahead = max(0, self.options.lookahead)
-        needed = len(prompt) + n * (max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16
+        needed = len(prompt) + n * (params.max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16
         kept = self._prompts.cells()  # earlier prompts the context keeps besides this request's cells
         if self.options.n_ctx:
             ctx = self._context(self.options.n_ctx, n)
         else:
             ctx = self._context(needed + kept, n, headroom=self._prompts.slots * len(prompt))
-        memory = lib.llama_get_memory(ctx)
         room = self._ctx_size >= needed + kept  # with a fixed n_ctx, this request's own cells come first
-        threads = self._threads()
-        lib.llama_set_n_threads(ctx, threads, threads)
+        self._ctx_threads = 0
+        self._follow_verifier(ctx)
         stats = GenerationStats(prompt_tokens=len(prompt))
-        batch_cap = self._batch_size(n)
-        batch = lib.llama_batch_init(batch_cap, 0, n)
-        samplers = [self._sampler(temperature, top_p, seed + i) for i in range(n)]
+        batch = lib.llama_batch_init(self._batch_size(n), 0, n)
+        samplers = [self._sampler(params.temperature, params.top_p, params.seed + i) for i in range(n)]
         try:
-            # 1. The prompt, once, in chunks; every token belongs to all n sequences.
-            #    The part the last request's prompt shares with this one is still
-            #    in the cache and is not read again.
             t0 = time.perf_counter()
-            reused = self._prompts.prepare(_Memory(lib, memory), prompt, n, self._ctx_seq, keep=room)
-            stats.reused_prompt_tokens = reused
-            for start in range(reused, len(prompt), batch_cap):
-                check_cancel(cancel)
-                chunk = prompt[start : start + batch_cap]
-                batch.n_tokens = len(chunk)
-                for j, token in enumerate(chunk):
-                    batch.token[j] = token
-                    batch.pos[j] = start + j
-                    batch.n_seq_id[j] = n
-                    for s in range(n):
-                        batch.seq_id[j][s] = s
-                    batch.logits[j] = start + j == len(prompt) - 1
-                if lib.llama_decode(ctx, batch) != 0:
-                    raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
-            self._prompts.commit(prompt, n)
+            stats.reused_prompt_tokens = self._read_prompt(ctx, batch, prompt, n, room, cancel)
             stats.prompt_s = time.perf_counter() - t0
-
-            # 2. Every step decodes, for each running sequence, its pending token
-            #    plus the tokens drafted for it, all in one batch. Batched: all n
-            #    sequences run together; otherwise one after another.
             t1 = time.perf_counter()
-            pieces: list[bytearray] = [bytearray() for _ in range(n)]
-            counts = [0] * n
-            texts: list[str | None] = [None] * n
-            lookups = [PromptLookup(prompt, self.options.lookup_ngram) for _ in range(n)] if lookahead else []
-            pos = [len(prompt)] * n
-            pending: dict[int, int] = {}
-            running: list[int] = []
-
-            def finish(s: int) -> None:
-                if s in running:
-                    running.remove(s)
-                text, _ = cut_at_stop(pieces[s].decode("utf-8", errors="replace"), stop)
-                texts[s] = text
-                if on_sample is not None:
-                    on_sample(s, text)
-
-            def take(s: int, token: int) -> bool:
-                """Append a sampled token to sequence s; True when s is finished."""
-                if lib.llama_vocab_is_eog(self._vocab, token):
-                    finish(s)
-                    return True
-                pieces[s] += self._piece(token)
-                counts[s] += 1
-                if lookups:
-                    lookups[s].append(token)
-                hit = bool(stop) and cut_at_stop(pieces[s].decode("utf-8", errors="ignore"), stop)[1]
-                if hit or counts[s] >= max_tokens:
-                    finish(s)
-                    return True
-                return False
-
+            seqs = _Sequences(n, prompt, params, lambda token: bool(lib.llama_vocab_is_eog(self._vocab, token)),
+                              self._piece, self.options.lookup_ngram if lookahead else 0, on_sample)
             # Each sequence's first token comes from the prompt's last logits.
-            last = batch.n_tokens - 1
             for s in range(n):
-                token = lib.llama_sampler_sample(samplers[s], ctx, last)
-                if not take(s, token):
-                    pending[s] = token
-            groups = [[s for s in range(n) if s in pending]] if self.batched else [[s] for s in range(n) if s in pending]
+                token = lib.llama_sampler_sample(samplers[s], ctx, batch.n_tokens - 1)
+                if not seqs.take(s, token):
+                    seqs.pending[s] = token
+            waiting = [s for s in range(n) if s in seqs.pending]
+            groups = [waiting] if self.batched else [[s] for s in waiting]
             for group in groups:
-                running[:] = group
-                while running:
-                    check_cancel(cancel)
-                    if self._threads() != threads:  # the verifier started or stopped timing a candidate
-                        threads = self._threads()
-                        lib.llama_set_n_threads(ctx, threads, threads)
-                    drafts, padded = self._drafts(running, lookups, [max_tokens - c - 1 for c in counts], pending)
-                    stats.padded_tokens += padded
-                    batch.n_tokens = 0
-                    first: dict[int, int] = {}
-                    for s in running:
-                        first[s] = batch.n_tokens
-                        for offset, token in enumerate([pending[s], *drafts.get(s, [])]):
-                            j = batch.n_tokens
-                            batch.token[j] = token
-                            batch.pos[j] = pos[s] + offset
-                            batch.n_seq_id[j] = 1
-                            batch.seq_id[j][0] = s
-                            batch.logits[j] = True
-                            batch.n_tokens = j + 1
-                    if lib.llama_decode(ctx, batch) != 0:
-                        raise BackendError("llama.cpp ran out of context while sampling; ask for a smaller max_tokens")
-                    stats.steps += 1
-                    stats.step_sizes[batch.n_tokens] = stats.step_sizes.get(batch.n_tokens, 0) + 1
-                    for s in list(running):
-                        draft = drafts.get(s, [])
-                        stats.drafted_tokens += len(draft)
-                        pos[s] += 1  # the pending token is in the cache now
-                        accepted = 0
-                        while True:
-                            token = lib.llama_sampler_sample(samplers[s], ctx, first[s] + accepted)
-                            if take(s, token):
-                                break
-                            if accepted < len(draft) and token == draft[accepted]:
-                                accepted += 1  # the drafted token was right, and is already in the cache
-                                pos[s] += 1
-                                continue
-                            pending[s] = token
-                            break
-                        stats.accepted_tokens += accepted
-                        if s in running and accepted < len(draft):
-                            lib.llama_memory_seq_rm(memory, s, pos[s], -1)  # forget the wrong drafts
+                self._decode(ctx, batch, samplers, seqs, group, stats, cancel)
             stats.generate_s = time.perf_counter() - t1
-            stats.generated_tokens = sum(counts)
-            stats.per_sample_tokens = counts
+            stats.generated_tokens = sum(seqs.counts)
+            stats.per_sample_tokens = seqs.counts
             self.last_stats = stats
-            return [t or "" for t in texts]
+            return seqs.texts()
         finally:
             for sampler in samplers:
                 lib.llama_sampler_free(sampler)
             lib.llama_batch_free(batch)
+
+    def _read_prompt(self, ctx: Any, batch: Any, prompt: list[int], n: int, room: bool,
+                     cancel: threading.Event | None) -> int:
+        """Decode the prompt once, in chunks, every token in all ``n`` sequences; the tokens reused from the cache.
+
+        The part an earlier prompt shares with this one is still in the cache and is not read again.
+        """
+        lib = self._lib
+        memory = lib.llama_get_memory(ctx)
+        reused = self._prompts.prepare(_Memory(lib, memory), prompt, n, self._ctx_seq, keep=room)
+        cap = self._batch_size(n)
+        for start in range(reused, len(prompt), cap):
+            check_cancel(cancel)
+            chunk = prompt[start : start + cap]
+            batch.n_tokens = len(chunk)
+            for j, token in enumerate(chunk):
+                batch.token[j] = token
+                batch.pos[j] = start + j
+                batch.n_seq_id[j] = n
+                for s in range(n):
+                    batch.seq_id[j][s] = s
+                batch.logits[j] = start + j == len(prompt) - 1
+            if lib.llama_decode(ctx, batch) != 0:
+                raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
+        self._prompts.commit(prompt, n)
+        return reused
+
+    def _decode(self, ctx: Any, batch: Any, samplers: list[Any], seqs: "_Sequences", group: list[int],
+                stats: GenerationStats, cancel: threading.Event | None) -> None:
+        """Run the sequences of ``group`` to their ends: each step decodes, for every one of them, its pending
+        token plus the tokens drafted for it, in one batch, then samples through the drafts."""
+        lib = self._lib
+        memory = lib.llama_get_memory(ctx)
+        seqs.running[:] = group
+        while seqs.running:
+            check_cancel(cancel)
+            self._follow_verifier(ctx)
+            room = [seqs.max_tokens - c - 1 for c in seqs.counts]
+            drafts, padded = self._drafts(seqs.running, seqs.lookups, room, seqs.pending)
+            stats.padded_tokens += padded
+            batch.n_tokens = 0
+            first: dict[int, int] = {}  # sequence -> its first row in the batch
+            for s in seqs.running:
+                first[s] = batch.n_tokens
+                for offset, token in enumerate([seqs.pending[s], *drafts.get(s, [])]):
+                    j = batch.n_tokens
+                    batch.token[j] = token
+                    batch.pos[j] = seqs.pos[s] + offset
+                    batch.n_seq_id[j] = 1
+                    batch.seq_id[j][0] = s
+                    batch.logits[j] = True
+                    batch.n_tokens = j + 1
+            if lib.llama_decode(ctx, batch) != 0:
+                raise BackendError("llama.cpp ran out of context while sampling; ask for a smaller max_tokens")
+            stats.steps += 1
+            stats.step_sizes[batch.n_tokens] = stats.step_sizes.get(batch.n_tokens, 0) + 1
+            for s in list(seqs.running):
+                draft = drafts.get(s, [])
+                stats.drafted_tokens += len(draft)
+                accepted = self._accept(ctx, samplers[s], seqs, s, first[s], draft)
+                stats.accepted_tokens += accepted
+                if s in seqs.running and accepted < len(draft):
+                    lib.llama_memory_seq_rm(memory, s, seqs.pos[s], -1)  # forget the wrong drafts
+
+    def _accept(self, ctx: Any, sampler: Any, seqs: "_Sequences", s: int, row: int, draft: list[int]) -> int:
+        """Sample sequence ``s`` from batch row ``row`` on, through its draft; the drafted tokens it kept.
+
+        While the token drawn from the model's distribution equals the draft, it
+        is accepted at no extra cost (it is in the cache already); the first
+        token that differs becomes the pending token of the next step.
+        """
+        seqs.pos[s] += 1  # the pending token is in the cache now
+        accepted = 0
+        while True:
+            token = self._lib.llama_sampler_sample(sampler, ctx, row + accepted)
+            if seqs.take(s, token):
+                return accepted
+            if accepted < len(draft) and token == draft[accepted]:
+                accepted += 1
+                seqs.pos[s] += 1
+                continue
+            seqs.pending[s] = token
+            return accepted
+
+    def _follow_verifier(self, ctx: Any) -> None:
+        """Use the threads that fit right now: fewer while the verifier times a candidate."""
+        threads = self._threads()
+        if threads != self._ctx_threads:
+            self._lib.llama_set_n_threads(ctx, threads, threads)
+            self._ctx_threads = threads
 
     def verifier_busy(self, busy: bool) -> None:
         """While the caller times a candidate, sampling runs on ``n_threads_verifying`` threads."""
@@ -545,6 +508,51 @@ class LlamaCppBackend(Backend):
         if getattr(self, "_model", None):
             lib.llama_model_free(self._model)
             self._model = None
+
+
+class _Sequences:
+    """The ``n`` sequences of one request: their text so far, token counts, positions and drafting indexes."""
+
+    def __init__(self, n: int, prompt: list[int], params: SamplingParams, is_end: Callable[[int], bool],
+                 piece: Callable[[int], bytes], lookup_ngram: int, on_sample: SampleCallback | None) -> None:
+        self.max_tokens = params.max_tokens
+        self.stop = params.stop
+        self._is_end = is_end
+        self._piece = piece
+        self._on_sample = on_sample
+        self.pieces: list[bytearray] = [bytearray() for _ in range(n)]
+        self.counts = [0] * n
+        self._texts: list[str | None] = [None] * n
+        self.lookups = [PromptLookup(prompt, lookup_ngram) for _ in range(n)] if lookup_ngram else []
+        self.pos = [len(prompt)] * n  # the next cache position of each sequence
+        self.pending: dict[int, int] = {}  # sequence -> its sampled token not yet in the cache
+        self.running: list[int] = []
+
+    def take(self, s: int, token: int) -> bool:
+        """Append a sampled token to sequence ``s``; True when ``s`` is finished."""
+        if self._is_end(token):
+            self._finish(s)
+            return True
+        self.pieces[s] += self._piece(token)
+        self.counts[s] += 1
+        if self.lookups:
+            self.lookups[s].append(token)
+        hit = bool(self.stop) and cut_at_stop(self.pieces[s].decode("utf-8", errors="ignore"), self.stop)[1]
+        if hit or self.counts[s] >= self.max_tokens:
+            self._finish(s)
+            return True
+        return False
+
+    def texts(self) -> list[str]:
+        return [t or "" for t in self._texts]
+
+    def _finish(self, s: int) -> None:
+        if s in self.running:
+            self.running.remove(s)
+        text, _ = cut_at_stop(self.pieces[s].decode("utf-8", errors="replace"), self.stop)
+        self._texts[s] = text
+        if self._on_sample is not None:
+            self._on_sample(s, text)
 
 
 def create(model: ResolvedModel, settings: Settings, options: dict[str, Any]) -> LlamaCppBackend:

@@ -20,6 +20,7 @@ from ._base import (
     Messages,
     Options,
     SampleCallback,
+    SamplingParams,
     check_cancel,
     cut_at_stop,
     parse_options,
@@ -111,24 +112,21 @@ class OpenAIBackend(Backend):
         self,
         messages: Messages,
         n: int,
+        params: SamplingParams,
         *,
-        max_tokens: int,
-        temperature: float,
-        top_p: float,
-        seed: int,
-        stop: list[str] | None = None,
         cancel: threading.Event | None = None,
         on_sample: SampleCallback | None = None,
     ) -> list[str]:
         body: dict[str, Any] = {
             "model": self.remote_model,
             "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-            "top_p": top_p,
-            "seed": seed,
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "seed": params.seed,
             **self.options.extra_body,
         }
+        stop = list(params.stop)
         if stop:
             body["stop"] = stop
         texts: list[str] = []
@@ -148,7 +146,7 @@ class OpenAIBackend(Backend):
         while len(texts) < n:
             check_cancel(cancel)
             i = len(texts)
-            reply = self._texts(self._post({**body, "seed": seed + i}, cancel))
+            reply = self._texts(self._post({**body, "seed": params.seed + i}, cancel))
             texts.append(reply[0] if reply else "")
             if on_sample is not None:
                 on_sample(i, cut_at_stop(texts[-1], stop)[0])

@@ -10,7 +10,17 @@ from typing import Any
 
 from ..registry import ResolvedModel
 from ..settings import Settings
-from ._base import Backend, BackendError, Messages, Options, SampleCallback, check_cancel, cut_at_stop, parse_options
+from ._base import (
+    Backend,
+    BackendError,
+    Messages,
+    Options,
+    SampleCallback,
+    SamplingParams,
+    check_cancel,
+    cut_at_stop,
+    parse_options,
+)
 
 
 class TransformersOptions(Options):
@@ -67,12 +77,8 @@ class TransformersBackend(Backend):
         self,
         messages: Messages,
         n: int,
+        params: SamplingParams,
         *,
-        max_tokens: int,
-        temperature: float,
-        top_p: float,
-        seed: int,
-        stop: list[str] | None = None,
         cancel: threading.Event | None = None,
         on_sample: SampleCallback | None = None,
     ) -> list[str]:
@@ -80,11 +86,11 @@ class TransformersBackend(Backend):
         check_cancel(cancel)
         prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         inputs = self.tokenizer([prompt], return_tensors="pt").to(self.model.device)
-        torch.manual_seed(seed)
-        kwargs: dict[str, Any] = {"max_new_tokens": max_tokens, "num_return_sequences": n,
+        torch.manual_seed(params.seed)
+        kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens, "num_return_sequences": n,
                                   "pad_token_id": self.tokenizer.pad_token_id}
-        if temperature > 0:
-            kwargs.update(do_sample=True, temperature=temperature, top_p=top_p)
+        if params.temperature > 0:
+            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p)
         else:
             kwargs.update(do_sample=False)
         if cancel is not None:
@@ -105,7 +111,7 @@ class TransformersBackend(Backend):
         texts = []
         for i in range(n):
             text = self.tokenizer.decode(output[i][start:], skip_special_tokens=True)
-            text, _ = cut_at_stop(text, stop)
+            text, _ = cut_at_stop(text, params.stop)
             texts.append(text)
             if on_sample is not None:
                 on_sample(i, text)

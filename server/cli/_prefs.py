@@ -1,7 +1,6 @@
 """``perfalign prefs``: review the preference store, export training data, forget files."""
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import sys
@@ -12,6 +11,7 @@ from typing import Any
 
 import click
 
+from ..diffs import unified_diff
 from ..store import CandidateStore, StoredCandidate, StoredRequest, StoreError, StorePolicy, StoreReadOnlyError, iso_utc
 
 database_option = click.option(
@@ -232,10 +232,8 @@ def diff_cmd(ident: str, database: Path | None) -> None:
     if not req.code_stored:
         click.echo("# code not stored: only its hash was kept, by the store_code_under setting")
         return
-    diff = difflib.unified_diff(req.original_code.splitlines(keepends=True), cand.code.splitlines(keepends=True),
-                                fromfile=f"a/{req.file_path}:{req.function}", tofile=f"b/{req.file_path}:{req.function}")
-    for line in diff:
-        click.echo(line, nl=not line.endswith("\n"))
+    click.echo(unified_diff(req.original_code, cand.code, before=f"a/{req.file_path}:{req.function}",
+                            after=f"b/{req.file_path}:{req.function}"), nl=False)
 
 
 @prefs.command("stats")

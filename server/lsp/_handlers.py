@@ -30,7 +30,9 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..diffs import unified_diff
 from ..errors import PerfalignError, one_line
+from ..events import Finished, Outcome, Progress, VerdictReady
 from ..paths import home_dir
 from ._config import editor_section
 from ._feedback import State, Suggestion
@@ -460,7 +462,6 @@ async def begin_progress(ls: PerfalignServer, job: Job, client_token: Any) -> st
 
 def _work(ls: PerfalignServer, view: DocView, span: Span, job: Job) -> Iterator[Any]:
     """Runs in the job's thread: load the model, open the store, run the pipeline."""
-    from ..events import Progress
     from ..optimize import OptimizeRequest, run_optimize
 
     settings = ls.settings
@@ -493,8 +494,6 @@ def cparse_language(path: Path) -> str:
 
 
 def on_event(ls: PerfalignServer, job: Job, event: Any) -> None:
-    from ..events import Finished, Progress, VerdictReady
-
     if isinstance(event, Progress):
         job.last_fraction, job.last_message = event.fraction, event.message
         if job.token is not None and not job.cancel.is_set():
@@ -633,7 +632,7 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
         status, summary, offer = "none", found_summary(job.function, offer), None  # the user rejected them all
     else:
         offer = None
-        status = "failed" if getattr(finished, "outcome", "") == "error" else "none"
+        status = "failed" if finished.outcome is Outcome.ERROR else "none"
         summary = f"perfalign: {finished.summary or f'no verified rewrite of {job.function}'}"
     ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
         job.uri, job.function, job.mode, status, summary, original, offer
@@ -719,7 +718,8 @@ async def show_diff_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         raise Refusal("unknown_suggestion", "that suggestion is no longer available")
     result, suggestion = found
     title = f"{result.function}: {suggestion.title.split(': ', 1)[-1]}"
-    diff = suggestion.diff or _unified(result.original_code, suggestion.code, result.function)
+    diff = suggestion.diff or unified_diff(result.original_code, suggestion.code,
+                                           before=f"{result.function} (original)", after=f"{result.function} (rewrite)")
     if ls.diff_notification:
         ls.protocol.notify(
             NOTIFY_SHOW_DIFF,
@@ -744,16 +744,6 @@ async def show_diff_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)[:80]
-
-
-def _unified(original: str, candidate: str, name: str) -> str:
-    import difflib
-
-    return "".join(
-        difflib.unified_diff(
-            original.splitlines(keepends=True), candidate.splitlines(keepends=True), f"{name} (original)", f"{name} (rewrite)"
-        )
-    )
 
 
 @server.command(CMD_CANCEL)

@@ -7,8 +7,9 @@ candidate code in what a model really writes; :func:`build_messages` is the
 prompt of each mode; :func:`apply_candidate` puts a verified rewrite into the
 file.
 """
+from ._apply import apply_candidate
 from ._extract import Extraction, dedupe_key, extract
-from ._pipeline import OptimizeRequest, apply_candidate, run_optimize
+from ._pipeline import OptimizeRequest, run_optimize
 from ._prompts import MODES, PROMPT_VERSION, STOP, build_messages
 
 __all__ = [

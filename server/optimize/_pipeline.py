@@ -1,34 +1,37 @@
-"""The optimize pipeline: parse → prompt → sample N → extract → verify each → rank.
+"""The optimize pipeline: parse → prompt → sample N → extract → verify each → rank, with every step recorded.
 
-:func:`run_optimize` yields events (server/events.py) so the CLI and the
-language server can show progress. Sampling runs in one thread and
-verification in another: a candidate is checked as soon as the model has
-written it, while the model writes the next. The verifier's one-off
-preparation (building the original, sizing the harness) runs while the model
-reads the prompt. Setting ``cancel`` stops the model and kills compilers and
-benchmark runs; the last event is always :class:`Finished`, whose
-``summary`` says what was found or why nothing was.
+:func:`run_optimize` yields events (``perfalign.server.events``) so the CLI and
+the language server can show progress. Sampling runs in one thread and
+verification in another (``_workers``): a candidate is checked as soon as
+the model has written it, while the model writes the next. The verifier's
+one-off preparation (building the original, sizing the harness) runs while
+the model reads the prompt. Setting ``cancel`` stops the model and kills
+compilers and benchmark runs; the last event is always :class:`Finished`,
+whose ``summary`` says what was found or why nothing was.
 """
 from __future__ import annotations
 
-import dataclasses
-import difflib
 import queue
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
 
 from .. import cparse
-from ..cparse import CParseError, FunctionInfo
-from ..events import Candidate, CandidateGenerated, Event, Finished, Progress, VerdictReady
+from ..backends import Backend, SamplingParams
+from ..cparse import FunctionInfo
+from ..errors import CParseError
+from ..events import Candidate, Event, Finished, Outcome, Progress
 from ..records import CandidateRecord, RequestRecord
 from ..settings import Settings
 from ..verdict import Status, Verdict
-from ._extract import Extraction, dedupe_key, extract
+from ..verify import FunctionVerifier
+from . import _workers
+from ._candidates import CandidateBook
+from ._log import JobLog, StoreLike
 from ._prompts import MODES, PROMPT_VERSION, STOP, build_messages
+from ._ranking import suggestions, summarize
 
 DEFAULT_MAX_TOKENS = 768
 DEFAULT_TEMPERATURE = 0.7
@@ -52,60 +55,24 @@ class OptimizeRequest:
     seed: int | None = None  # default: from the clock
 
 
-class StoreLike(Protocol):
-    def record_request(self, req: RequestRecord) -> str: ...
-
-    def record_candidate(self, request_id: str, cand: CandidateRecord) -> str: ...
+class _Refused(Exception):
+    """The job cannot start; the message is its summary."""
 
 
-def unified_diff(original: str, candidate: str, name: str) -> str:
-    lines = difflib.unified_diff(
-        original.splitlines(keepends=True), candidate.splitlines(keepends=True),
-        fromfile=f"{name} (original)", tofile=f"{name} (candidate)",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+@dataclass
+class _Target:
+    """The parse stage's result: the file's text and the function, analysed."""
 
-
-def _no_code_verdict(extraction: Extraction, mode: str, threads: int) -> Verdict:
-    reason = extraction.reason
-    if reason.startswith("the rewrite is identical"):
-        return Verdict(Status.NOT_SIGNIFICANT, detail=f"not a suggestion: {reason}", speedup=1.0,
-                       threads=threads, mode=mode)
-    return Verdict(Status.COMPILE_ERROR, detail=f"no usable code: {reason}", threads=threads, mode=mode)
-
-
-def summarize(candidates: list[Candidate], suggestions: list[Candidate], threshold: float) -> tuple[str, str]:
-    """(outcome, summary): what was found, or exactly why nothing was."""
-    n = len(candidates)
-    if suggestions:
-        best = suggestions[0].verdict
-        low, high = best.ci95 or (0.0, 0.0)
-        return "found", (
-            f"{len(suggestions)} of {n} candidate{'s' if n != 1 else ''} verified faster; best "
-            f"{best.speedup:.2f}× (95% interval {low:.2f}–{high:.2f}×)"
-        )
-    if n == 0:
-        return "nothing_usable", "the model produced no candidates"
-    counts: dict[str, int] = {}
-    for c in candidates:
-        counts[c.verdict.status.value] = counts.get(c.verdict.status.value, 0) + 1
-    parts = [f"{k} {v.replace('_', ' ')}" for v, k in sorted(counts.items(), key=lambda kv: -kv[1])]
-    usable = [c for c in candidates if not c.verdict.detail.startswith(("no usable code", "not a suggestion"))]
-    example = next((c.verdict.detail for c in candidates if c.verdict.status not in (Status.NOT_SIGNIFICANT,)), "")
-    if not usable:
-        first = candidates[0].verdict.detail
-        return "nothing_usable", f"the model returned nothing usable in {n} samples ({first})"
-    text = f"no candidate was verified faster (by more than {threshold:.2f}×): " + ", ".join(parts)
-    if example:
-        text += f"; e.g. {example}"
-    return "none_faster", text
+    text: str
+    language: str
+    info: FunctionInfo
 
 
 def run_optimize(
     request: OptimizeRequest,
     settings: Settings,
     *,
-    backend: Any = None,
+    backend: Backend | None = None,
     store: StoreLike | None = None,
     cancel: threading.Event | None = None,
 ) -> Iterator[Event]:
@@ -113,272 +80,153 @@ def run_optimize(
     :class:`VerdictReady` and, last, :class:`Finished`."""
     started = time.monotonic()
     mode = request.mode
-    fname = request.function or (f"line {request.line + 1}" if request.line is not None else "?")
-
-    def finish(outcome: str, summary: str, **kw: Any) -> Finished:
-        return Finished(function=kw.pop("function", fname), mode=mode, summary=summary, outcome=outcome, **kw)
-
+    name = request.function or (f"line {request.line + 1}" if request.line is not None else "?")
     if mode not in MODES:
-        yield finish("error", f"unknown mode {mode!r}; use serial or openmp")
+        yield Finished(function=name, mode=mode, summary=f"unknown mode {mode!r}; use serial or openmp",
+                       outcome=Outcome.ERROR)
         return
     yield Progress(0.0, "reading the function")
     try:
-        text = request.text if request.text is not None else request.path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        yield finish("error", f"cannot read {request.path}: {getattr(exc, 'strerror', None) or exc}")
+        target = _parse(request)
+    except _Refused as refusal:
+        yield Finished(function=name, mode=mode, summary=str(refusal), outcome=Outcome.ERROR)
         return
-    try:
-        language = cparse.language_for(request.path)
-        info = cparse.find_function(text, language, name=request.function, line=request.line)
-    except CParseError as exc:
-        yield finish("error", exc.message)
-        return
-    fname = info.name
+    info = target.info
     messages = build_messages(info, mode, settings)
     n = request.samples or settings.samples
     threads = settings.threads if mode == "openmp" else 1
-    base = dict(function=info.name, start_byte=info.start_byte, end_byte=info.end_byte, original_code=info.text)
-
-    request_id: str | None = None
-    store_note = ""
-    if store is not None:
-        try:
-            request_id = store.record_request(RequestRecord(
-                file_path=_relative(request.path, request.workspace), function=info.qualified_name, mode=mode,
-                language=language, original_code=info.text, context_code=info.context,
-                compiler=settings.cxx if language == "cpp" else settings.cc, flags=list(settings.cflags),
-                threads=threads, workspace=str(request.workspace) if request.workspace else None,
-                prompt_version=PROMPT_VERSION, prompt_messages=messages, source=request.source,
-            ))
-        except Exception as exc:  # the log must never break a suggestion
-            store = None
-            store_note = f" (not logged: {_one_line(exc)})"
-
-    job_cancel = threading.Event()
-    events: queue.Queue[tuple[Any, ...]] = queue.Queue()
-    owned_backend = backend is None
-    from ..verify import FunctionVerifier  # noqa: PLC0415
-
-    verifier = FunctionVerifier(text, language, info, mode=mode, settings=settings, source_path=request.path,
-                                cancel=job_cancel, progress=lambda m: events.put(("verify_progress", m)))
-    jobs: queue.Queue[tuple[int, str] | None] = queue.Queue()
-
-    def verify_worker() -> None:
-        try:
-            failure = verifier.prepare()
-        except Exception as exc:  # Cancelled, or a verifier bug: a reason, not a traceback
-            events.put(("prepared", Verdict(Status.UNSUPPORTED, detail=_one_line(exc) or "cancelled")))
-            return
-        events.put(("prepared", failure))
-        if failure is not None:
-            return
-        while (job := jobs.get()) is not None:
-            index, code = job
-            timing = backend  # loaded by the sampler before any candidate exists
-            if timing is not None:
-                timing.verifier_busy(True)  # sampling leaves the verifier its cores while it times
-            try:
-                verdict = verifier.verify(code)
-            except Exception as exc:
-                if job_cancel.is_set():
-                    return
-                verdict = Verdict(Status.CRASH, detail=f"the verifier failed: {_one_line(exc)}", threads=threads, mode=mode)
-            finally:
-                if timing is not None:
-                    timing.verifier_busy(False)
-            events.put(("verdict", index, verdict))
-
+    params = _sampling_params(request)
+    log = JobLog(store)
+    log.request(_request_record(request, target, settings, threads, messages))
+    slot = _workers.ModelSlot(backend)
     model_name = request.model or settings.model
-    seed = request.seed if request.seed is not None else int(time.time()) & 0x7FFFFFFF
-    sampling = {"n": n, "max_tokens": request.max_tokens, "temperature": request.temperature,
-                "top_p": request.top_p, "seed": seed}
-
-    def sample_worker() -> None:
-        nonlocal backend
-        from ..backends import BackendError, create_backend  # noqa: PLC0415
-
-        try:
-            if backend is None:
-                events.put(("progress", f"loading {model_name}" if settings.backend != "fake" else "loading replies"))
-                backend = create_backend(settings, model=request.model)
-            events.put(("progress", f"sampling {n} candidates"))
-            backend.generate(
-                messages, n, max_tokens=request.max_tokens, temperature=request.temperature,
-                top_p=request.top_p, seed=seed, stop=STOP, cancel=job_cancel,
-                on_sample=lambda i, raw: events.put(("sample", i, raw)),
-            )
-            events.put(("generated", None))
-        except BackendError as exc:
-            events.put(("generated", str(exc)))
-        except MemoryError:
-            events.put(("generated", "not enough memory to run the model; try --model qwen2.5-coder-0.5b"))
-        except Exception as exc:
-            events.put(("generated", f"the model backend failed: {_one_line(exc)}"))
-
-    verify_thread = threading.Thread(target=verify_worker, name="perfalign-verify", daemon=True)
-    sample_thread = threading.Thread(target=sample_worker, name="perfalign-sample", daemon=True)
-    verify_thread.start()
-    sample_thread.start()
-
-    candidates: dict[int, Candidate] = {}
-    waiting: dict[int, tuple[str, str, str]] = {}  # index -> (code, raw, key) of candidates queued for verify
-    first_of: dict[str, int] = {}  # dedupe key -> index of the candidate verified for it
-    followers: dict[int, list[int]] = {}
-    verdict_of: dict[int, Verdict] = {}
-    extractions: dict[int, Extraction] = {}
-    prepared = False
-    prepare_failure: Verdict | None = None
-    generation_error: str | None = None
-    generation_done = False
-    samples_seen = 0
-    pending: list[tuple[int, str]] = []  # extracted before prepare() finished
+    sampling = {"n": n, "max_tokens": params.max_tokens, "temperature": params.temperature,
+                "top_p": params.top_p, "seed": params.seed}
 
     def record(candidate: Candidate) -> None:
-        nonlocal store, store_note
-        if store is None or request_id is None:
-            return
-        try:
-            candidate.candidate_id = store.record_candidate(request_id, CandidateRecord(
-                model=model_name, code=candidate.code, verdict=candidate.verdict, raw_output=candidate.raw_output,
-                adapter=getattr(getattr(backend, "model_info", None), "adapter_name", None),
-                prompt_version=PROMPT_VERSION, sampling={**sampling, "index": candidate.index}, diff=candidate.diff,
-            ))
-        except Exception as exc:
-            store = None
-            store_note = f" (not logged: {_one_line(exc)})"
+        adapter = getattr(getattr(slot.backend, "model_info", None), "adapter_name", None)
+        candidate.candidate_id = log.candidate(CandidateRecord(
+            model=model_name, code=candidate.code, verdict=candidate.verdict, raw_output=candidate.raw_output,
+            adapter=adapter, prompt_version=PROMPT_VERSION, sampling={**sampling, "index": candidate.index},
+            diff=candidate.diff,
+        ))
 
-    def complete(index: int, verdict: Verdict) -> Iterator[Event]:
-        code, raw, key = waiting.pop(index)
-        cand = Candidate(index=index, code=code, diff=unified_diff(info.text, _function_part(extractions[index]), info.name),
-                         verdict=verdict, raw_output=raw)
-        candidates[index] = cand
-        verdict_of[index] = verdict
-        record(cand)
-        yield VerdictReady(cand)
-        for other in followers.pop(index, []):
-            yield from complete_duplicate(other, index)
+    job_cancel = threading.Event()
+    events: queue.Queue[_workers.WorkerEvent] = queue.Queue()
+    jobs: queue.Queue[tuple[int, str] | None] = queue.Queue()
+    verifier = FunctionVerifier(target.text, target.language, info, mode=mode, settings=settings,
+                                source_path=request.path, cancel=job_cancel,
+                                progress=lambda m: events.put(_workers.Note(m)))
+    book = CandidateBook(info, target.text, mode, threads, on_complete=record)
+    sampler = threading.Thread(target=_workers.sample, name="perfalign-sample", daemon=True,
+                               args=(slot, settings, request.model, messages, n, params, job_cancel, events))
+    checker = threading.Thread(target=_workers.verify, name="perfalign-verify", daemon=True,
+                               args=(verifier, slot, jobs, job_cancel, events))
+    checker.start()
+    sampler.start()
 
-    def complete_duplicate(index: int, first: int) -> Iterator[Event]:
-        verdict = verdict_of[first]
-        same = dataclasses.replace(verdict, detail=f"{verdict.detail} (same code as candidate {first + 1})")
-        code, raw, _ = waiting.pop(index)
-        cand = Candidate(index=index, code=code, diff=candidates[first].diff, verdict=same, raw_output=raw)
-        candidates[index] = cand
-        record(cand)
-        yield VerdictReady(cand)
-
-    def progress() -> Progress:
-        done = len(candidates)
-        fraction = min(0.99, 0.05 + 0.45 * samples_seen / max(n, 1) + 0.5 * done / max(n, 1))
-        faster = [c.verdict.speedup or 0.0 for c in candidates.values() if c.verdict.status is Status.FASTER]
+    def progress(message: str | None = None) -> Progress:
+        done = len(book.done)
+        fraction = min(0.99, 0.05 + 0.45 * book.samples_seen / max(n, 1) + 0.5 * done / max(n, 1))
+        faster = [c.verdict.speedup or 0.0 for c in book.done.values() if c.verdict.status is Status.FASTER]
         best = f"; one verified {max(faster):.2f}× faster so far" if faster else ""
-        return Progress(fraction, f"{samples_seen}/{n} sampled, {done}/{n} verified{best}")
+        return Progress(fraction, message or f"{book.samples_seen}/{n} sampled, {done}/{n} verified{best}")
 
-    outcome = ""
-    summary = ""
+    cancelled = False
+    sampling_done = False
+    sampling_error: str | None = None
+    prepare_failure: Verdict | None = None
     try:
         yield Progress(0.02, f"optimizing {info.name} ({mode}) with {model_name}")
         while True:
             if cancel is not None and cancel.is_set():
                 job_cancel.set()
-                outcome, summary = "cancelled", "cancelled"
+                cancelled = True
                 break
-            # Every sample is queued before "generated", so once it is seen and nothing
-            # waits for a verdict, the job is complete.
-            if generation_done and not waiting:
+            # Every sample is handed over before SamplingDone, so once that is seen and
+            # nothing waits for a verdict, the job is complete.
+            if sampling_done and not book.waiting:
                 break
-            if prepare_failure is not None and (generation_done or not waiting):
+            if prepare_failure is not None and (sampling_done or not book.waiting):
                 break
             try:
                 item = events.get(timeout=0.05)
             except queue.Empty:
                 continue
-            kind = item[0]
-            if kind == "progress":
-                yield Progress(progress().fraction, item[1])
-            elif kind == "verify_progress":
-                yield Progress(progress().fraction, item[1])
-            elif kind == "prepared":
-                prepared = True
-                prepare_failure = item[1]
-                if prepare_failure is not None:
-                    job_cancel.set()  # nothing can be verified: stop the model
-                    continue
-                for index, code in pending:
-                    jobs.put((index, code))
-                pending.clear()
-            elif kind == "generated":
-                generation_done = True
-                generation_error = item[1]
-            elif kind == "sample":
-                index, raw = item[1], item[2]
-                samples_seen += 1
-                extraction = extract(raw, info, original_source=text)
-                extractions[index] = extraction
-                if extraction.candidate is None:
-                    waiting[index] = ("", raw, "")
-                    yield from complete(index, _no_code_verdict(extraction, mode, threads))
-                else:
-                    code = extraction.candidate.code
-                    key = dedupe_key(extraction.candidate)
-                    waiting[index] = (code, raw, key)
-                    yield CandidateGenerated(index=index, code=code)
-                    if key in first_of:
-                        first = first_of[key]
-                        if first in verdict_of:
-                            yield from complete_duplicate(index, first)
-                        else:
-                            followers.setdefault(first, []).append(index)
-                    else:
-                        first_of[key] = index
-                        if prepared:
-                            jobs.put((index, code))
-                        else:
-                            pending.append((index, code))
-                yield progress()
-            elif kind == "verdict":
-                yield from complete(item[1], item[2])
-                yield progress()
+            match item:
+                case _workers.Note(message):
+                    yield progress(message)
+                case _workers.Prepared(failure):
+                    prepare_failure = failure
+                    if failure is not None:
+                        job_cancel.set()  # nothing can be verified: stop the model
+                case _workers.SamplingDone(error):
+                    sampling_done, sampling_error = True, error
+                case _workers.Sampled(index, raw):
+                    yield from book.add_sample(index, raw, verify=lambda i, code: jobs.put((i, code)))
+                    yield progress()
+                case _workers.Verified(index, verdict):
+                    yield from book.complete(index, verdict)
+                    yield progress()
     finally:
         # Normal end: both threads are done or idle. Early end (cancel, an error, the
         # consumer stopped listening): stop the model and kill running builds and timings.
-        if not (generation_done and not waiting):
+        if not (sampling_done and not book.waiting):
             job_cancel.set()
         jobs.put(None)
-        sample_thread.join(timeout=30)
-        verify_thread.join(timeout=30)
+        sampler.join(timeout=30)
+        checker.join(timeout=30)
         verifier.close()
-        if owned_backend and backend is not None:
-            try:
-                backend.close()
-            except Exception:
-                pass
+        slot.close()
 
-    ordered = [candidates[i] for i in sorted(candidates)]
-    suggestions = sorted(
-        (c for c in ordered if c.verdict.status is Status.FASTER),
-        key=lambda c: (c.verdict.ci95[0] if c.verdict.ci95 else 0.0, c.verdict.speedup or 0.0),
-        reverse=True,
-    )
-    if outcome != "cancelled":
-        if prepare_failure is not None:
-            outcome = "error"
-            summary = f"cannot verify {info.name}: {prepare_failure.detail}"
-        elif generation_error and not ordered:
-            outcome, summary = "error", generation_error
-        else:
-            outcome, summary = summarize(ordered, suggestions, settings.threshold)
-            if generation_error:
-                summary += f"; sampling stopped early: {generation_error}"
+    candidates = book.ordered()
+    found = suggestions(candidates)
+    if cancelled:
+        outcome, summary = Outcome.CANCELLED, "cancelled"
+    elif prepare_failure is not None:
+        outcome, summary = Outcome.ERROR, f"cannot verify {info.name}: {prepare_failure.detail}"
+    elif sampling_error and not candidates:
+        outcome, summary = Outcome.ERROR, sampling_error
+    else:
+        outcome, summary = summarize(candidates, found, settings.threshold)
+        if sampling_error:
+            summary += f"; sampling stopped early: {sampling_error}"
     elapsed = time.monotonic() - started
-    yield finish(outcome, f"{summary}{store_note} [{elapsed:.0f} s]", candidates=ordered,
-                 suggestions=suggestions, request_id=request_id, **base)
+    yield Finished(function=info.name, mode=mode, summary=f"{summary}{log.note} [{elapsed:.0f} s]", outcome=outcome,
+                   candidates=candidates, suggestions=found, request_id=log.request_id, start_byte=info.start_byte,
+                   end_byte=info.end_byte, original_code=info.text)
 
 
-def _function_part(extraction: Extraction) -> str:
-    if extraction.candidate is None:
-        return ""
-    return extraction.candidate.replacement + "\n"
+def _parse(request: OptimizeRequest) -> _Target:
+    """The parse stage: the file (or the editor's buffer) and the function in it."""
+    try:
+        text = request.text if request.text is not None else request.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Refused(f"cannot read {request.path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        language = cparse.language_for(request.path)
+        info = cparse.find_function(text, language, name=request.function, line=request.line)
+    except CParseError as exc:
+        raise _Refused(exc.message) from None
+    return _Target(text, language, info)
+
+
+def _sampling_params(request: OptimizeRequest) -> SamplingParams:
+    seed = request.seed if request.seed is not None else int(time.time()) & 0x7FFFFFFF
+    return SamplingParams(max_tokens=request.max_tokens, temperature=request.temperature, top_p=request.top_p,
+                          seed=seed, stop=tuple(STOP))
+
+
+def _request_record(request: OptimizeRequest, target: _Target, settings: Settings, threads: int,
+                    messages: list[dict[str, str]]) -> RequestRecord:
+    info, language = target.info, target.language
+    return RequestRecord(
+        file_path=_relative(request.path, request.workspace), function=info.qualified_name, mode=request.mode,
+        language=language, original_code=info.text, context_code=info.context,
+        compiler=settings.cxx if language == "cpp" else settings.cc, flags=list(settings.cflags),
+        threads=threads, workspace=str(request.workspace) if request.workspace else None,
+        prompt_version=PROMPT_VERSION, prompt_messages=messages, source=request.source,
+    )
 
 
 def _relative(path: Path, workspace: Path | None) -> str:
@@ -388,24 +236,3 @@ def _relative(path: Path, workspace: Path | None) -> str:
         except ValueError:
             pass
     return str(path)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
-
-
-def apply_candidate(source: str, function: FunctionInfo, replacement: str, includes: list[str]) -> str:
-    """``source`` with ``function``'s byte range replaced and missing includes added at the top."""
-    data = source.encode()
-    if data[function.start_byte : function.end_byte].decode() != function.text:
-        raise ValueError(f"the file changed: {function.name} is not where it was")
-    new = data[: function.start_byte] + replacement.encode() + data[function.end_byte :]
-    text = new.decode()
-    missing = [inc for inc in includes if inc not in text]
-    if missing:
-        lines = text.split("\n")
-        last = max((i for i, line in enumerate(lines) if line.lstrip().startswith("#include")), default=-1)
-        lines[last + 1 : last + 1] = missing
-        text = "\n".join(lines)
-    return text

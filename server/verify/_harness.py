@@ -620,8 +620,8 @@ def _type_glue(plan: HarnessPlan) -> str:
             count_cases.append(f"case {i}: switch (hyp) {{ {hyps} default: v = 0; }} break;")
             if pp.param.role is Role.STRING:
                 fill = (
-                    f"{{ char *p = (char *)data; size_t j; for (j = 0; j + 1 < count; j++) "
-                    f"p[j] = (char)(\"abcdefghij klmnopqrstuvwxyz,.ABC\"[perfalign_next(rng) % 32]); if (count) p[count - 1] = 0; }}"
+                    "{ char *p = (char *)data; size_t j; for (j = 0; j + 1 < count; j++) "
+                    "p[j] = (char)(\"abcdefghij klmnopqrstuvwxyz,.ABC\"[perfalign_next(rng) % 32]); if (count) p[count - 1] = 0; }"
                 )
             elif pp.range is not None:
                 lo, hi = pp.range

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from perfalign.server import registry
-from perfalign.server.backends import BackendError, create_backend
-from perfalign.server.backends._base import BackendCancelled
+from perfalign.server.backends import BackendCancelled, BackendError, SamplingParams, create_backend
 from perfalign.server.settings import Settings
 
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Function: row_sums\nmake it fast"}]
@@ -81,8 +80,7 @@ def _openai(url: str, **options: Any):  # type: ignore[no-untyped-def]
 def test_openai_asks_for_all_samples_in_one_request(stub: Stub) -> None:
     backend = _openai(stub.url)
     done: list[int] = []
-    texts = backend.generate(MESSAGES, 3, max_tokens=64, temperature=0.7, top_p=0.9, seed=5,
-                             on_sample=lambda i, t: done.append(i))
+    texts = backend.generate(MESSAGES, 3, SamplingParams(max_tokens=64, temperature=0.7, top_p=0.9, seed=5), on_sample=lambda i, t: done.append(i))
     assert texts == ["reply seed=5 i=0", "reply seed=5 i=1", "reply seed=5 i=2"]
     assert sorted(done) == [0, 1, 2]
     assert len(stub.requests) == 1
@@ -93,13 +91,13 @@ def test_openai_asks_for_all_samples_in_one_request(stub: Stub) -> None:
 
 def test_openai_server_that_ignores_n_gets_one_request_per_sample(stub: Stub) -> None:
     stub.mode = "single"
-    texts = _openai(stub.url).generate(MESSAGES, 3, max_tokens=64, temperature=0.7, top_p=0.9, seed=10)
+    texts = _openai(stub.url).generate(MESSAGES, 3, SamplingParams(max_tokens=64, temperature=0.7, top_p=0.9, seed=10))
     assert texts == ["reply seed=10 i=0", "reply seed=11 i=0", "reply seed=12 i=0"]
 
 
 def test_openai_server_that_rejects_n(stub: Stub) -> None:
     stub.mode = "reject_n"
-    texts = _openai(stub.url).generate(MESSAGES, 2, max_tokens=64, temperature=0.7, top_p=0.9, seed=1)
+    texts = _openai(stub.url).generate(MESSAGES, 2, SamplingParams(max_tokens=64, temperature=0.7, top_p=0.9, seed=1))
     assert len(texts) == 2 and all(t.startswith("reply") for t in texts)
 
 
@@ -107,23 +105,23 @@ def test_openai_endpoint_down_is_a_clear_error(stub: Stub) -> None:
     url = stub.url
     stub.close()
     with pytest.raises(BackendError, match="cannot reach the model endpoint .* is the server running"):
-        _openai(url).generate(MESSAGES, 1, max_tokens=8, temperature=0.0, top_p=1.0, seed=0)
+        _openai(url).generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.0, top_p=1.0, seed=0))
 
 
 def test_openai_slow_endpoint_times_out(stub: Stub) -> None:
     stub.mode = "slow"
     backend = _openai(stub.url, timeout_s=0.5)
     with pytest.raises(BackendError, match="did not answer within"):
-        backend.generate(MESSAGES, 1, max_tokens=8, temperature=0.0, top_p=1.0, seed=0)
+        backend.generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.0, top_p=1.0, seed=0))
 
 
 def test_openai_server_errors_are_reported(stub: Stub) -> None:
     stub.mode = "error"
     with pytest.raises(BackendError, match="HTTP 500: internal error: model crashed"):
-        _openai(stub.url).generate(MESSAGES, 1, max_tokens=8, temperature=0.0, top_p=1.0, seed=0)
+        _openai(stub.url).generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.0, top_p=1.0, seed=0))
     stub.mode = "garbage"
     with pytest.raises(BackendError, match="not JSON"):
-        _openai(stub.url).generate(MESSAGES, 1, max_tokens=8, temperature=0.0, top_p=1.0, seed=0)
+        _openai(stub.url).generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.0, top_p=1.0, seed=0))
 
 
 def test_openai_cancel_returns_promptly(stub: Stub) -> None:
@@ -132,7 +130,7 @@ def test_openai_cancel_returns_promptly(stub: Stub) -> None:
     threading.Timer(0.2, cancel.set).start()
     started = time.monotonic()
     with pytest.raises(BackendCancelled):
-        _openai(stub.url).generate(MESSAGES, 1, max_tokens=8, temperature=0.0, top_p=1.0, seed=0, cancel=cancel)
+        _openai(stub.url).generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.0, top_p=1.0, seed=0), cancel=cancel)
     assert time.monotonic() - started < 2.5
 
 
@@ -156,8 +154,8 @@ def test_fake_backend_replays_in_order_and_cycles(tmp_path: Path) -> None:
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps(["a", "b", "c"]))
     backend = create_backend(Settings(backend="fake", endpoint=str(replies)))
-    assert backend.generate(MESSAGES, 2, max_tokens=8, temperature=0.7, top_p=1.0, seed=0) == ["a", "b"]
-    assert backend.generate(MESSAGES, 2, max_tokens=8, temperature=0.7, top_p=1.0, seed=0) == ["c", "a"]
+    assert backend.generate(MESSAGES, 2, SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)) == ["a", "b"]
+    assert backend.generate(MESSAGES, 2, SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)) == ["c", "a"]
 
 
 def test_fake_backend_keyed_by_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,9 +163,9 @@ def test_fake_backend_keyed_by_function(tmp_path: Path, monkeypatch: pytest.Monk
     replies.write_text(json.dumps({"row_sums": ["for row_sums"], "*": ["for others"]}))
     monkeypatch.setenv("PERFALIGN_FAKE_REPLIES", str(replies))
     backend = create_backend(Settings(backend="fake"))
-    assert backend.generate(MESSAGES, 1, max_tokens=8, temperature=0.7, top_p=1.0, seed=0) == ["for row_sums"]
+    assert backend.generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)) == ["for row_sums"]
     other = [{"role": "user", "content": "Function: matmul\n"}]
-    assert backend.generate(other, 1, max_tokens=8, temperature=0.7, top_p=1.0, seed=0) == ["for others"]
+    assert backend.generate(other, 1, SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)) == ["for others"]
 
 
 def test_fake_backend_bad_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -12,8 +12,11 @@ import pytest
 import torch  # noqa: F401  (the train extra; the test command installs it)
 
 from perfalign.server import registry  # noqa: E402
-from perfalign.server.backends import create_backend  # noqa: E402
-from perfalign.server.backends._base import BackendCancelled  # noqa: E402
+from perfalign.server.backends import (  # noqa: E402
+    BackendCancelled,  # noqa: E402
+    SamplingParams,
+    create_backend,
+)
 from perfalign.server.settings import Settings  # noqa: E402
 
 MESSAGES = [{"role": "system", "content": "You are an expert in C."}, {"role": "user", "content": "Optimize: int sum(const int *a, int n)"}]
@@ -26,7 +29,7 @@ def tiny(tiny_gguf: tuple[Path, Path], **options: object):  # type: ignore[no-un
 
 
 def _generate(backend, n: int, temperature: float, seed: int = 0, **kw):  # type: ignore[no-untyped-def]
-    return backend.generate(MESSAGES, n, max_tokens=16, temperature=temperature, top_p=0.95, seed=seed, **kw)
+    return backend.generate(MESSAGES, n, SamplingParams(max_tokens=16, temperature=temperature, top_p=0.95, seed=seed), **kw)
 
 
 def test_batched_samples_share_the_prompt(tiny_gguf: tuple[Path, Path]) -> None:
@@ -70,12 +73,12 @@ def test_drafted_tokens_never_change_the_text(tiny_gguf: tuple[Path, Path]) -> N
     drafting = tiny(tiny_gguf, n_threads=1, lookahead=4, batch_fill=0)
     try:
         for temperature, seed in ((0.0, 0), (1.0, 5)):
-            kw = {"max_tokens": 48, "temperature": temperature, "top_p": 0.95, "seed": seed}
-            expected = plain.generate(MESSAGES, 3, **kw)
+            params = SamplingParams(max_tokens=48, temperature=temperature, top_p=0.95, seed=seed)
+            expected = plain.generate(MESSAGES, 3, params)
             assert plain.last_stats.drafted_tokens == 0
-            assert drafting.generate(MESSAGES, 3, **kw) == expected
+            assert drafting.generate(MESSAGES, 3, params) == expected
             drafting.batched = False
-            assert drafting.generate(MESSAGES, 3, **kw) == expected
+            assert drafting.generate(MESSAGES, 3, params) == expected
             drafting.batched = True
         assert drafting.last_stats.drafted_tokens > 0
         assert drafting.last_stats.steps < drafting.last_stats.generated_tokens
@@ -97,10 +100,10 @@ def test_sampling_leaves_cores_to_the_verifier_while_it_times(tiny_gguf: tuple[P
 
     try:
         backend.batched = False  # sample 1 is decoded after sample 0 is out
-        backend.generate(MESSAGES, 2, max_tokens=8, temperature=1.0, top_p=0.95, seed=1, on_sample=on_sample)
+        backend.generate(MESSAGES, 2, SamplingParams(max_tokens=8, temperature=1.0, top_p=0.95, seed=1), on_sample=on_sample)
         assert threads == [2, 1]
         backend.verifier_busy(False)
-        backend.generate(MESSAGES, 1, max_tokens=8, temperature=1.0, top_p=0.95, seed=1, on_sample=on_sample)
+        backend.generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=1.0, top_p=0.95, seed=1), on_sample=on_sample)
         assert threads[2] == 2  # every core again once the timing is done
     finally:
         backend.close()
@@ -136,18 +139,18 @@ def test_a_new_request_reads_only_what_follows_the_shared_prefix(tiny_gguf: tupl
     warm = tiny(tiny_gguf, n_threads=1)
     other = [MESSAGES[0], {"role": "user", "content": "Optimize: long dot(const long *a, const long *b, int n)"}]
     try:
-        kw = {"max_tokens": 24, "temperature": 1.0, "top_p": 0.95, "seed": 3}
-        first = warm.generate(MESSAGES, 2, **kw)
+        params = SamplingParams(max_tokens=24, temperature=1.0, top_p=0.95, seed=3)
+        first = warm.generate(MESSAGES, 2, params)
         assert warm.last_stats.reused_prompt_tokens == 0
-        assert warm.generate(MESSAGES, 2, **kw) == first
+        assert warm.generate(MESSAGES, 2, params) == first
         assert warm.last_stats.reused_prompt_tokens == warm.last_stats.prompt_tokens - 1
-        again = warm.generate(other, 3, **kw)  # more sequences than the cache held
+        again = warm.generate(other, 3, params)  # more sequences than the cache held
         assert 0 < warm.last_stats.reused_prompt_tokens < warm.last_stats.prompt_tokens - 1
-        fewer = warm.generate(MESSAGES, 1, **kw)
+        fewer = warm.generate(MESSAGES, 1, params)
         cold = tiny(tiny_gguf, n_threads=1)
         try:
-            assert cold.generate(other, 3, **kw) == again
-            assert cold.generate(MESSAGES, 1, **kw) == fewer
+            assert cold.generate(other, 3, params) == again
+            assert cold.generate(MESSAGES, 1, params) == fewer
         finally:
             cold.close()
     finally:
@@ -161,11 +164,11 @@ def test_switching_between_two_system_prompts_reads_neither_again(tiny_gguf: tup
     openmp = {"role": "system", "content": "You are an expert in C. Parallelize the function with OpenMP pragmas."}
     users = [{"role": "user", "content": f"Optimize: int f{i}(const int *a, int n)"} for i in range(4)]
     requests = [[serial, users[0]], [openmp, users[1]], [serial, users[2]], [openmp, users[3]]]
-    kw = {"max_tokens": 12, "temperature": 1.0, "top_p": 0.95, "seed": 4}
+    params = SamplingParams(max_tokens=12, temperature=1.0, top_p=0.95, seed=4)
     try:
         texts, reused = [], []
         for messages in requests:
-            texts.append(warm.generate(messages, 3, **kw))
+            texts.append(warm.generate(messages, 3, params))
             reused.append(warm.last_stats.reused_prompt_tokens)
         head = [warm.tokenize(warm.apply_template(m)) for m in requests]
         shared = [len(os.path.commonprefix([head[i], head[i - 2]])) if i >= 2 else None for i in range(4)]
@@ -176,7 +179,7 @@ def test_switching_between_two_system_prompts_reads_neither_again(tiny_gguf: tup
         try:
             for messages, text in zip(requests, texts):
                 cold.clear_prompt_cache()
-                assert cold.generate(messages, 3, **kw) == text
+                assert cold.generate(messages, 3, params) == text
         finally:
             cold.close()
     finally:
@@ -188,8 +191,8 @@ def test_many_samples_with_drafts_fit_in_one_batch(tiny_gguf: tuple[Path, Path])
     small = tiny(tiny_gguf, n_threads=1, n_batch=8, lookahead=4, batch_fill=0)
     plain = tiny(tiny_gguf, n_threads=1, lookahead=0)
     try:
-        kw = {"max_tokens": 24, "temperature": 0.0, "top_p": 0.95, "seed": 0}
-        assert small.generate(MESSAGES, 6, **kw) == plain.generate(MESSAGES, 6, **kw)
+        params = SamplingParams(max_tokens=24, temperature=0.0, top_p=0.95, seed=0)
+        assert small.generate(MESSAGES, 6, params) == plain.generate(MESSAGES, 6, params)
     finally:
         small.close()
         plain.close()
@@ -202,13 +205,13 @@ def test_steps_are_filled_to_the_kernels_width_without_changing_the_text(tiny_gg
     filled = tiny(tiny_gguf, n_threads=1)  # the defaults: drafts first, then padding
     try:
         for temperature, seed in ((0.0, 0), (1.0, 5)):
-            kw = {"max_tokens": 40, "temperature": temperature, "top_p": 0.95, "seed": seed}
-            expected = plain.generate(MESSAGES, 3, **kw)
+            params = SamplingParams(max_tokens=40, temperature=temperature, top_p=0.95, seed=seed)
+            expected = plain.generate(MESSAGES, 3, params)
             assert set(plain.last_stats.step_sizes) & {2, 3}  # unfilled: 3 sequences, then fewer
             for backend in (padded, filled):
                 for batched in (True, False):
                     backend.batched = batched
-                    assert backend.generate(MESSAGES, 3, **kw) == expected
+                    assert backend.generate(MESSAGES, 3, params) == expected
                     stats = backend.last_stats
                     assert all(size == 1 or size % 4 == 0 for size in stats.step_sizes), stats.step_sizes
                     if backend is padded:

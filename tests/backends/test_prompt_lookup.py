@@ -1,7 +1,7 @@
 """Prompt lookup: the drafts the llama.cpp backend checks alongside each sampled token."""
 from __future__ import annotations
 
-from perfalign.server.backends._llama_cpp import PromptLookup
+from perfalign.server.backends._prompt_lookup import PromptLookup
 
 
 def test_draft_continues_the_latest_earlier_occurrence() -> None:

@@ -9,8 +9,11 @@ import torch  # noqa: F401  (the train extra; the test command installs it)
 import transformers  # noqa: F401  (the train extra; the test command installs it)
 
 from perfalign.server import registry  # noqa: E402
-from perfalign.server.backends import create_backend  # noqa: E402
-from perfalign.server.backends._base import BackendCancelled  # noqa: E402
+from perfalign.server.backends import (  # noqa: E402
+    BackendCancelled,  # noqa: E402
+    SamplingParams,
+    create_backend,
+)
 from perfalign.server.settings import Settings  # noqa: E402
 from perfalign.training.tiny import build_tiny_model  # noqa: E402
 
@@ -26,11 +29,10 @@ def test_generates_n_samples_from_a_registered_folder(tiny: Path) -> None:
     registry.write_manifest({"name": "tiny-hf", "kind": "transformers", "backend": "transformers", "hf_path": str(tiny)})
     backend = create_backend(Settings(model="tiny-hf"), options={"device": "cpu"})
     seen: list[int] = []
-    texts = backend.generate(MESSAGES, 3, max_tokens=12, temperature=0.9, top_p=0.95, seed=0,
-                             on_sample=lambda i, t: seen.append(i))
+    texts = backend.generate(MESSAGES, 3, SamplingParams(max_tokens=12, temperature=0.9, top_p=0.95, seed=0), on_sample=lambda i, t: seen.append(i))
     assert len(texts) == 3 and all(isinstance(t, str) for t in texts)
     assert seen == [0, 1, 2]
-    again = backend.generate(MESSAGES, 3, max_tokens=12, temperature=0.9, top_p=0.95, seed=0)
+    again = backend.generate(MESSAGES, 3, SamplingParams(max_tokens=12, temperature=0.9, top_p=0.95, seed=0))
     assert again == texts  # the seed makes sampling repeatable
 
 
@@ -40,7 +42,7 @@ def test_cancel_before_generation(tiny: Path) -> None:
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(BackendCancelled):
-        backend.generate(MESSAGES, 1, max_tokens=8, temperature=0.0, top_p=1.0, seed=0, cancel=cancel)
+        backend.generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.0, top_p=1.0, seed=0), cancel=cancel)
 
 
 def test_unknown_option_fails_visibly(tiny: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.server.backends import BackendCancelled, create_backend
+from perfalign.server.backends import BackendCancelled, SamplingParams, create_backend
 from perfalign.server.events import Finished, VerdictReady
 from perfalign.server.optimize._pipeline import OptimizeRequest, run_optimize
 from perfalign.server.registry import pull
@@ -49,8 +49,7 @@ def test_real_model_end_to_end(backend, example: str, function: str, mode: str) 
 def test_batched_sampling_reports_each_sample_and_cancels(backend) -> None:  # type: ignore[no-untyped-def]
     messages = [{"role": "user", "content": "Write a C function that returns the sum of an int array."}]
     seen: list[int] = []
-    texts = backend.generate(messages, 3, max_tokens=48, temperature=0.8, top_p=0.95, seed=1,
-                             on_sample=lambda i, t: seen.append(i))
+    texts = backend.generate(messages, 3, SamplingParams(max_tokens=48, temperature=0.8, top_p=0.95, seed=1), on_sample=lambda i, t: seen.append(i))
     assert len(texts) == 3 and all(t.strip() for t in texts)
     assert sorted(seen) == [0, 1, 2]
     assert backend.last_stats.generated_tokens == sum(backend.last_stats.per_sample_tokens) > 0
@@ -58,5 +57,5 @@ def test_batched_sampling_reports_each_sample_and_cancels(backend) -> None:  # t
     threading.Timer(1.0, cancel.set).start()
     started = time.monotonic()
     with pytest.raises(BackendCancelled):
-        backend.generate(messages, 2, max_tokens=2000, temperature=0.8, top_p=0.95, seed=1, cancel=cancel)
+        backend.generate(messages, 2, SamplingParams(max_tokens=2000, temperature=0.8, top_p=0.95, seed=1), cancel=cancel)
     assert time.monotonic() - started < 30

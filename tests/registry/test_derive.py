@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from perfalign.server import registry
-from perfalign.server.backends import create_backend
+from perfalign.server.backends import SamplingParams, create_backend
 from perfalign.server.cli import main as cli
 from perfalign.server.registry._assembly import file_sha256, pull
 from perfalign.server.registry._derive import DeriveError, read_sidecar
@@ -59,7 +59,7 @@ def test_pull_requantizes_the_source_into_a_model_llama_cpp_serves(tiny_gguf: tu
 
     backend = create_backend(Settings(model="tiny-q8"), options={"n_threads": 1})
     try:
-        texts = backend.generate(MESSAGES, 2, max_tokens=8, temperature=1.0, top_p=0.95, seed=3)
+        texts = backend.generate(MESSAGES, 2, SamplingParams(max_tokens=8, temperature=1.0, top_p=0.95, seed=3))
         assert len(texts) == 2 and backend.last_stats.generated_tokens > 0
     finally:
         backend.close()

@@ -5,7 +5,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
 import trl  # noqa: F401  (the train extra; the test command installs it)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

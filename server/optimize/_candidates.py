@@ -1,0 +1,88 @@
+"""The extract stage and the job's candidates: each sample extracted once, each distinct code verified once.
+
+A sample whose code is the same (after normalisation) as an earlier one's is
+not verified again: it gets the earlier candidate's verdict as soon as that
+exists. Every candidate is completed exactly once, and then handed to
+``on_complete`` (the record stage) before the job reports it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+from ..cparse import FunctionInfo
+from ..diffs import unified_diff
+from ..events import Candidate, CandidateGenerated, Event, VerdictReady
+from ..verdict import Verdict
+from ._extract import Extraction, dedupe_key, extract
+from ._ranking import no_code_verdict
+
+
+class CandidateBook:
+    def __init__(self, info: FunctionInfo, source: str, mode: str, threads: int,
+                 on_complete: Callable[[Candidate], None]) -> None:
+        self.info = info
+        self.source = source
+        self.mode = mode
+        self.threads = threads
+        self.on_complete = on_complete
+        self.samples_seen = 0
+        self.done: dict[int, Candidate] = {}
+        self._waiting: dict[int, tuple[str, str]] = {}  # index -> (code, raw) of candidates without a verdict
+        self._extractions: dict[int, Extraction] = {}
+        self._first_of: dict[str, int] = {}  # dedupe key -> index of the candidate verified for it
+        self._followers: dict[int, list[int]] = {}  # index -> later samples with the same code
+
+    @property
+    def waiting(self) -> bool:
+        """Some candidate still waits for its verdict."""
+        return bool(self._waiting)
+
+    def ordered(self) -> list[Candidate]:
+        return [self.done[i] for i in sorted(self.done)]
+
+    def add_sample(self, index: int, raw: str, verify: Callable[[int, str], None]) -> Iterator[Event]:
+        """Extract sample ``index``; new code goes to ``verify(index, code)``, a repeat waits for the first."""
+        self.samples_seen += 1
+        extraction = extract(raw, self.info, original_source=self.source)
+        self._extractions[index] = extraction
+        if extraction.candidate is None:
+            self._waiting[index] = ("", raw)
+            yield from self.complete(index, no_code_verdict(extraction, self.mode, self.threads))
+            return
+        code = extraction.candidate.code
+        key = dedupe_key(extraction.candidate)
+        self._waiting[index] = (code, raw)
+        yield CandidateGenerated(index=index, code=code)
+        first = self._first_of.get(key)
+        if first is None:
+            self._first_of[key] = index
+            verify(index, code)
+        elif first in self.done:
+            yield from self._complete_repeat(index, first)
+        else:
+            self._followers.setdefault(first, []).append(index)
+
+    def complete(self, index: int, verdict: Verdict) -> Iterator[Event]:
+        """Candidate ``index`` has its verdict; so do the later samples that repeat its code."""
+        code, raw = self._waiting.pop(index)
+        extraction = self._extractions[index]
+        replacement = extraction.candidate.replacement + "\n" if extraction.candidate is not None else ""
+        candidate = Candidate(index=index, code=code, diff=unified_diff(self.info.text, replacement, before=f"{self.info.name} (original)",
+                                                       after=f"{self.info.name} (candidate)"),
+                              verdict=verdict, raw_output=raw)
+        yield from self._finish(candidate)
+        for other in self._followers.pop(index, []):
+            yield from self._complete_repeat(other, index)
+
+    def _complete_repeat(self, index: int, first: int) -> Iterator[Event]:
+        verdict = self.done[first].verdict
+        same = dataclasses.replace(verdict, detail=f"{verdict.detail} (same code as candidate {first + 1})")
+        code, raw = self._waiting.pop(index)
+        yield from self._finish(Candidate(index=index, code=code, diff=self.done[first].diff, verdict=same,
+                                          raw_output=raw))
+
+    def _finish(self, candidate: Candidate) -> Iterator[Event]:
+        self.done[candidate.index] = candidate
+        self.on_complete(candidate)
+        yield VerdictReady(candidate)
