@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from perfalign.server.errors import describe, one_line
 from perfalign.training import config as cfg
 
 # command -> (module with main(config), one-line help)
@@ -94,12 +95,12 @@ def _run(command: str, config_file: Path | None, as_json: bool, overrides: dict[
 
 
 def _explain(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    name = type(exc).__name__
-    if name in {"OutOfMemoryError"} or "out of memory" in text.lower():
+    """What the user is told: perfalign's own errors as they are, memory trouble with what to lower, anything else
+    as a bug with its traceback in the error log."""
+    text = one_line(exc)
+    if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in text.lower():
         return f"out of memory: {text[:200]}; lower --per-device-batch-size or --max-length, or use --gradient-checkpointing"
-    known = {"TrainingError", "DataError", "ModelLoadError", "ExportError", "GGUFExportError", "ConfigError", "SelfPlayError", "EvalError"}
-    return text if name in known else f"{name}: {text[:300]}"
+    return describe(exc, "perfalign train")
 
 
 def _make(command: str) -> click.Command:

@@ -15,13 +15,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
 from perfalign.training import config as cfg
 from perfalign.training.data import Splits, excluded_keys, load_splits
 
 RUN_FILE = "perfalign-run.json"
 
 
-class TrainingError(RuntimeError):
+class TrainingError(PerfalignError, RuntimeError):
     """A training run that cannot start or finish; the message says what to change."""
 
 

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
+
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
-class ConfigError(ValueError):
+class ConfigError(PerfalignError, ValueError):
     """A configuration file or value that cannot be used; the message names the key."""
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
+
 KIND_COLUMNS = {
     "pairs": ("prompt", "chosen", "rejected"),
     "sft": ("messages",),
@@ -24,7 +26,7 @@ KIND_COLUMNS = {
 }
 
 
-class DataError(ValueError):
+class DataError(PerfalignError, ValueError):
     """Training data that cannot be used; the message names the file and line."""
 
 

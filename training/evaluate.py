@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import CORRECT, Status, Verdict
 from perfalign.training import metrics
 from perfalign.training.config import EvalConfig
@@ -29,7 +30,7 @@ REPO_EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BUILT = CORRECT | {Status.INCORRECT, Status.TIMEOUT, Status.CRASH}
 
 
-class EvalError(RuntimeError):
+class EvalError(PerfalignError, RuntimeError):
     """An evaluation that cannot run; the message says what to change."""
 
 

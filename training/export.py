@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
 from perfalign.training import ggufio
 from perfalign.training.common import read_run
 from perfalign.training.config import ExportConfig
@@ -30,7 +31,7 @@ from perfalign.training.config import ExportConfig
 _LOAD_LOCK = threading.Lock()
 
 
-class ExportError(RuntimeError):
+class ExportError(PerfalignError, RuntimeError):
     """An adapter that cannot be exported or did not pass the check; the message says why."""
 
 

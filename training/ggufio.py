@@ -13,11 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from perfalign.server.errors import PerfalignError
+
 SUPPORTED_ARCHS = {"qwen2": "QWEN2", "llama": "LLAMA", "qwen3": "QWEN3"}
 PEFT_PREFIX = "base_model.model."
 
 
-class GGUFExportError(RuntimeError):
+class GGUFExportError(PerfalignError, RuntimeError):
     """A model or adapter that cannot be written as GGUF; the message names why."""
 
 

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
 
-class ModelLoadError(RuntimeError):
+
+class ModelLoadError(PerfalignError, RuntimeError):
     """A base model that cannot be found or loaded; the message names the fix."""
 
 

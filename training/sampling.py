@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from perfalign.server.errors import PerfalignError
+
 Messages = list[dict[str, str]]
 
 
-class SamplingError(RuntimeError):
+class SamplingError(PerfalignError, RuntimeError):
     """A model that cannot be sampled; the message says what to change."""
 
 

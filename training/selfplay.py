@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import Status, Verdict
 from perfalign.training.config import SelfPlayConfig
 
@@ -33,7 +34,7 @@ CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx"}
 
 
-class SelfPlayError(RuntimeError):
+class SelfPlayError(PerfalignError, RuntimeError):
     """Self-play that cannot run; the message says what to change."""
 
 

@@ -1,7 +1,9 @@
 """The ``perfalign`` command.
 
 Commands are thin: each one calls a library function and turns its errors into
-a one-line message and an exit status. Command modules are imported only when
+a one-line message and an exit status. An error no command handled is shown
+here: a :class:`PerfalignError` as its message, anything else as a bug in
+perfalign, with its traceback kept in the error log. Command modules are imported only when
 their command runs, so ``perfalign serve`` and ``perfalign verify`` start fast.
 """
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import importlib
 
 import click
+
+from ..errors import PerfalignError, bug_message, one_line
 
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
@@ -38,7 +42,7 @@ class LazyGroup(click.Group):
                 module = importlib.import_module(module_name)
             except ModuleNotFoundError as exc:
                 if exc.name and exc.name.startswith("perfalign"):
-                    return None
+                    raise click.ClickException(bug_message(exc, f"loading 'perfalign {cmd_name}'")) from None
                 raise click.ClickException(
                     f"'perfalign {cmd_name}' needs the package {exc.name!r}; "
                     f"install it with: pip install 'perfalign[train]'"
@@ -49,6 +53,17 @@ class LazyGroup(click.Group):
             assert isinstance(command, click.Command)
             return command
         return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a perfalign error becomes its one-line message, anything else a reported bug."""
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except PerfalignError as exc:
+            raise click.ClickException(one_line(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - a bug is reported as one, with its traceback in the error log
+            raise click.ClickException(bug_message(exc, f"perfalign {ctx.invoked_subcommand or ''}".strip())) from None
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS)

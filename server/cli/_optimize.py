@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import describe
 from ..events import Candidate, CandidateGenerated, Finished, Progress, VerdictReady
 
 # Exit statuses: 0 a faster candidate (or none faster, honestly measured); 1 bad input or a model/verifier
@@ -19,14 +20,12 @@ EXIT_NOTHING_USABLE = 3
 def _open_store(settings):  # type: ignore[no-untyped-def]
     if not settings.log_to_store:
         return None, ""
-    try:
-        from ..store import CandidateStore  # noqa: PLC0415
-    except ImportError:
-        return None, ""
+    from ..store import CandidateStore  # noqa: PLC0415
+
     try:
         return CandidateStore(settings.db_path), ""
-    except Exception as exc:
-        return None, f"not logging to the preference store: {str(exc).splitlines()[0] if str(exc) else exc}"
+    except Exception as exc:  # noqa: BLE001 - the log must never stop a suggestion
+        return None, f"not logging to the preference store: {describe(exc, 'opening the preference store')}"
 
 
 def _status_style(status: str) -> str:

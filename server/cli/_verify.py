@@ -63,9 +63,6 @@ def verify(file: Path, function: str, candidate: Path, mode: str, threads: int |
     except (KeyboardInterrupt, Cancelled):
         cancel.set()
         raise click.ClickException("cancelled") from None
-    except Exception as exc:  # noqa: BLE001 - the user sees one line, never a traceback
-        verdict = Verdict(status=Status.CRASH, detail=f"internal error in perfalign: {type(exc).__name__}: {exc}",
-                          mode=mode)
     if as_json:
         click.echo(json.dumps(verdict.to_dict()))
     else:

@@ -36,7 +36,7 @@ from ..events import Finished, Outcome, Progress, VerdictReady
 from ..paths import home_dir
 from ._config import editor_section
 from ._feedback import State, Suggestion
-from ._jobs import Job
+from ._jobs import Job, JobState
 from ._state import (
     CMD_APPLY,
     CMD_CANCEL,
@@ -554,9 +554,9 @@ def offer_early(ls: PerfalignServer, job: Job, candidate: Any) -> None:
     result = results.get(job.function)
     if result is None or result.offer is not offer:
         result = results[job.function] = FunctionResult(
-            job.uri, job.function, job.mode, "verified", "", pending.original_code, offer
+            job.uri, job.function, job.mode, JobState.VERIFIED, "", pending.original_code, offer
         )
-    result.status, result.summary = "verified", found_summary(job.function, offer, checking=True)
+    result.status, result.summary = JobState.VERIFIED, found_summary(job.function, offer, checking=True)
     ls.publish(job.uri)
 
 
@@ -570,24 +570,24 @@ def on_done(ls: PerfalignServer, job: Job, error: BaseException | None) -> None:
         message = f"applied a verified rewrite of {job.function}; the remaining candidates were not checked"
         if job.token is not None:
             ls.work_done_progress.end(job.token, types.WorkDoneProgressEnd(message=message))
-        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": "applied", "summary": message, "suggestions": []})
+        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": JobState.APPLIED, "summary": message, "suggestions": []})
         return
     if job.cancel.is_set():
-        status, message = "cancelled", f"cancelled {MODE_VERB[job.mode]} {job.function}"
+        status, message = JobState.CANCELLED, f"cancelled {MODE_VERB[job.mode]} {job.function}"
     elif error is not None:
-        status = "failed"
+        status = JobState.FAILED
         detail = one_line(error)
         if isinstance(error, (PerfalignError, OSError)):
             message = f"{MODE_VERB[job.mode]} {job.function} failed: {detail}"
         else:
             message = f"{MODE_VERB[job.mode]} {job.function} failed: {detail} (details in {log_path()})"
     elif finished is None:
-        status, message = "failed", f"{MODE_VERB[job.mode]} {job.function} ended without a result"
+        status, message = JobState.FAILED, f"{MODE_VERB[job.mode]} {job.function} ended without a result"
     else:
-        status, message = "", ""
+        status, message = None, ""
     if job.token is not None:
         ls.work_done_progress.end(job.token, types.WorkDoneProgressEnd(message=message or "done"))
-    if status in ("cancelled", "failed"):
+    if status in (JobState.CANCELLED, JobState.FAILED):
         # Suggestions verified before the job stopped stay offered.
         result = ls.results.get(job.uri, {}).get(job.function)
         kept = early.offered if early is not None and result is not None and result.offer is early else []
@@ -595,11 +595,11 @@ def on_done(ls: PerfalignServer, job: Job, error: BaseException | None) -> None:
             assert result is not None and early is not None
             result.summary = found_summary(job.function, early)
             message += f"; {len(kept)} rewrite{'s' if len(kept) > 1 else ''} verified before then {'are' if len(kept) > 1 else 'is'} still offered"
-        elif status == "failed":
+        elif status is JobState.FAILED:
             ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
-                job.uri, job.function, job.mode, "failed", f"perfalign: {message}", pending.original_code if pending else ""
+                job.uri, job.function, job.mode, JobState.FAILED, f"perfalign: {message}", pending.original_code if pending else ""
             )
-        ls.tell(message, types.MessageType.Error if status == "failed" else types.MessageType.Info)
+        ls.tell(message, types.MessageType.Error if status is JobState.FAILED else types.MessageType.Info)
         ls.publish(job.uri)
         ls.protocol.notify(NOTIFY_JOB_FINISHED, {
             **payload, "status": status, "summary": message,
@@ -616,7 +616,7 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
     if not _unchanged(ls, job, original):
         message = f"{job.function} changed while perfalign was {MODE_VERB[job.mode]} it; its results were withdrawn. Run the action again."
         ls.tell(message, types.MessageType.Warning)
-        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": "withdrawn", "summary": message, "suggestions": []})
+        ls.protocol.notify(NOTIFY_JOB_FINISHED, {**payload, "status": JobState.WITHDRAWN, "summary": message, "suggestions": []})
         return
     # Suggestions offered while the job ran keep their keys and what the user did with them.
     offer: Offer | None = pending.offer if pending is not None else None
@@ -627,18 +627,18 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
             offer.add(_suggestion(ls, c))
     suggestions = offer.offered
     if suggestions:
-        status, summary = "verified", found_summary(job.function, offer)
+        status, summary = JobState.VERIFIED, found_summary(job.function, offer)
     elif offer.suggestions:
-        status, summary, offer = "none", found_summary(job.function, offer), None  # the user rejected them all
+        status, summary, offer = JobState.NONE, found_summary(job.function, offer), None  # the user rejected them all
     else:
         offer = None
-        status = "failed" if finished.outcome is Outcome.ERROR else "none"
+        status = JobState.FAILED if finished.outcome is Outcome.ERROR else JobState.NONE
         summary = f"perfalign: {finished.summary or f'no verified rewrite of {job.function}'}"
     ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
         job.uri, job.function, job.mode, status, summary, original, offer
     )
     ls.publish(job.uri)
-    ls.tell(summary.removeprefix("perfalign: "), types.MessageType.Warning if status == "failed" else types.MessageType.Info)
+    ls.tell(summary.removeprefix("perfalign: "), types.MessageType.Warning if status is JobState.FAILED else types.MessageType.Info)
     ls.protocol.notify(
         NOTIFY_JOB_FINISHED,
         {
@@ -681,7 +681,7 @@ async def apply_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
             raise Refusal("not_applied", "the editor did not apply the rewrite; run the action again")
     assert result.offer is not None
     ls.record_feedback(result.offer.apply(key))
-    result.status, result.summary = "applied", f"perfalign: applied a verified rewrite of {result.function}"
+    result.status, result.summary = JobState.APPLIED, f"perfalign: applied a verified rewrite of {result.function}"
     ls.end_job_of_applied(uri, result.function)
     ls.publish(uri)
     return {"status": "applied", "suggestion": key}
@@ -700,7 +700,7 @@ def reject_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     ls.record_feedback(result.offer.reject(key))
     if not result.offer.live:
         result.offer = None
-        result.status = "none"
+        result.status = JobState.NONE
         result.summary = f"perfalign: every suggestion for {result.function} was rejected"
     else:
         result.summary = found_summary(result.function, result.offer)

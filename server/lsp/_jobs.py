@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -20,6 +21,17 @@ logger = logging.getLogger(__name__)
 Post = Callable[[Callable[[], None]], Any]
 
 _ids = itertools.count(1)
+
+
+class JobState(StrEnum):
+    """How a job on a function ended, as ``perfalign/jobFinished`` and the report say."""
+
+    VERIFIED = "verified"  # at least one verified rewrite is offered
+    NONE = "none"  # the job ran, nothing is offered
+    FAILED = "failed"  # the function, the model or the verifier could not be used
+    APPLIED = "applied"  # the user applied a rewrite
+    CANCELLED = "cancelled"
+    WITHDRAWN = "withdrawn"  # the function changed while the job ran
 
 
 @dataclass

@@ -24,7 +24,7 @@ from ..errors import one_line
 from ..paths import home_dir
 from ._config import EffectiveSettings, effective_settings
 from ._feedback import Logged, Offer, Suggestion
-from ._jobs import JobManager
+from ._jobs import JobManager, JobState
 from ._model_cache import ModelCache
 from ._text import UTF8, UTF16, UTF32, LineIndex, NotUtf8, same_code, squashed
 
@@ -99,7 +99,7 @@ class FunctionResult:
     uri: str
     function: str
     mode: str
-    status: str  # verified | none | failed
+    status: JobState
     summary: str
     original_code: str
     offer: Offer | None = None
@@ -320,7 +320,7 @@ class PerfalignServer(LanguageServer):
                 view = None
             if view is not None:
                 for result in results.values():
-                    if result.status == "applied":
+                    if result.status is JobState.APPLIED:
                         continue  # the rewrite is in place: nothing left to say
                     span = self.function_named(view, result.function, _live_code(result))
                     if span is None:
@@ -357,10 +357,10 @@ class PerfalignServer(LanguageServer):
             if not result.offer.live:
                 del results[name]
             elif result.offer.accepted is not None:
-                result.status, result.summary = "applied", f"perfalign: applied a verified rewrite of {name}"
+                result.status, result.summary = JobState.APPLIED, f"perfalign: applied a verified rewrite of {name}"
                 self.end_job_of_applied(uri, name)
             else:
-                result.status, result.summary = "verified", found_summary(name, result.offer)
+                result.status, result.summary = JobState.VERIFIED, found_summary(name, result.offer)
         # Positions move with every edit: diagnostics are published again each time.
         self.publish(uri)
 

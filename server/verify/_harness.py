@@ -21,19 +21,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Any
 
 from .. import cparse
 from ..cparse import FunctionInfo, Param, Role
 from ..errors import CParseError, HarnessError
 
-# Parameter kinds as the driver sees them.
-KIND_VALUE = 0  # length or scalar: passed by value, nothing to compare
-KIND_IN = 1  # const array or string: must be left unchanged
-KIND_OUT = 2  # writable array: compared after the call
-KIND_VEC_IN = 3  # const std::vector: must be left unchanged
-KIND_VEC_OUT = 4  # writable std::vector: size and elements compared
-KIND_REF = 5  # T& scalar output: compared
+
+class Kind(IntEnum):
+    """A parameter's kind as the driver sees it (the numbers are the driver's)."""
+
+    VALUE = 0  # length or scalar: passed by value, nothing to compare
+    IN = 1  # const array or string: must be left unchanged
+    OUT = 2  # writable array: compared after the call
+    VEC_IN = 3  # const std::vector: must be left unchanged
+    VEC_OUT = 4  # writable std::vector: size and elements compared
+    REF = 5  # T& scalar output: compared
+
+
+class ReturnKind(IntEnum):
+    """What the function returns, as the driver sees it (the numbers are the driver's)."""
+
+    VOID = 0
+    INTEGER = 1
+    FLOAT = 2
+    TYPEDEF = 3  # integer or floating point: decided when compiled
+    VECTOR = 4  # a std::vector of numbers
 
 ARRAY_ROLES = {Role.IN_ARRAY, Role.OUT_ARRAY, Role.INOUT_ARRAY, Role.STRING}
 PROBLEM_SIZE = "PF_N"  # the problem size, for sizes that no length parameter gives
@@ -46,7 +60,7 @@ _C_WORDS = {"sizeof", "int", "long", "unsigned", "size_t", "double", "float", "c
 class ParamPlan:
     param: Param
     index: int
-    kind: int
+    kind: Kind
     ctype: str  # the element (or value) type with template parameters replaced
     hypotheses: list[str] = field(default_factory=list)  # element-count expressions, most likely first
     stated: bool = False  # the size came from an annotation or perfalign.toml
@@ -60,7 +74,7 @@ class HarnessPlan:
     language: str
     params: list[ParamPlan]
     return_type: str  # with template parameters replaced; "void" when none
-    return_kind: int  # 0 void, 1 integer, 2 floating point, 3 typedef (decided when compiled), 4 std::vector
+    return_kind: ReturnKind
     template_args: list[str]
     tolerance: float | None
     min_lengths: dict[str, int]
@@ -73,7 +87,7 @@ class HarnessPlan:
 
     @property
     def arrays(self) -> list[ParamPlan]:
-        return [p for p in self.params if p.kind in {KIND_IN, KIND_OUT, KIND_VEC_IN, KIND_VEC_OUT, KIND_REF}]
+        return [p for p in self.params if p.kind in {Kind.IN, Kind.OUT, Kind.VEC_IN, Kind.VEC_OUT, Kind.REF}]
 
     def describe_sizes(self, choice: list[int]) -> str:
         parts = [f"size({p.param.name})={p.hypotheses[choice[p.index]]}" for p in self.arrays if p.hypotheses]
@@ -128,26 +142,26 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
     if ret_elem:
-        ret_kind = 4
+        ret_kind = ReturnKind.VECTOR
     elif "*" in ret or "&" in ret:
         raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
     if ret in {"void"} or ret.endswith(" void"):
-        ret_kind = 0
+        ret_kind = ReturnKind.VOID
     elif cparse.is_float_type(ret) or ret in template_map.values() and cparse.is_float_type(ret):
-        ret_kind = 2
+        ret_kind = ReturnKind.FLOAT
     elif cparse.is_integer_type(ret):
-        ret_kind = 1
+        ret_kind = ReturnKind.INTEGER
     elif re.fullmatch(r"(const\s+)?[A-Za-z_]\w*", ret) and not ret[0].isupper():
-        ret_kind = 3  # a typedef: decided when compiled
+        ret_kind = ReturnKind.TYPEDEF
     elif not ret_elem:
         raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
     plans: list[ParamPlan] = []
     for index, p in enumerate(info.params):
         ctype = _subst(p.element_type, template_map)
         kind = {
-            Role.IN_ARRAY: KIND_IN, Role.STRING: KIND_IN, Role.OUT_ARRAY: KIND_OUT, Role.INOUT_ARRAY: KIND_OUT,
-            Role.VECTOR_IN: KIND_VEC_IN, Role.VECTOR_OUT: KIND_VEC_OUT, Role.REF_OUT: KIND_REF,
-        }.get(p.role, KIND_VALUE)
+            Role.IN_ARRAY: Kind.IN, Role.STRING: Kind.IN, Role.OUT_ARRAY: Kind.OUT, Role.INOUT_ARRAY: Kind.OUT,
+            Role.VECTOR_IN: Kind.VEC_IN, Role.VECTOR_OUT: Kind.VEC_OUT, Role.REF_OUT: Kind.REF,
+        }.get(p.role, Kind.VALUE)
         plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype)
         if p.name in notes.get("value", {}):
             plan.value = str(notes["value"][p.name])
@@ -162,7 +176,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     lengths = [p for p in plans if p.param.role is Role.LENGTH]
     loops = cparse.loop_ranges(info)
     for plan in plans:
-        if plan.kind == KIND_VALUE:
+        if plan.kind == Kind.VALUE:
             continue
         p = plan.param
         if p.name in notes.get("size", {}):
@@ -171,7 +185,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             if p.role is Role.STRING:
                 plan.hypotheses = [f"({plan.hypotheses[0]}) + 1"]
             continue
-        if plan.kind == KIND_REF:
+        if plan.kind == Kind.REF:
             plan.hypotheses = ["1"]
             continue
         plan.hypotheses = _hypotheses(info, plan, plans, lengths, loops)
@@ -276,7 +290,7 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
         symbolic = [c for c in corners if _IDENT.search(c)]
         expr = _max_expr([_plus_one(c) for c in dict.fromkeys(symbolic or corners)])
         out.append(expr + extra)
-    if plan.kind in {KIND_VEC_IN, KIND_VEC_OUT}:
+    if plan.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
         # A vector carries its own size: try it independent of the lengths first.
         out.append(PROBLEM_SIZE)
     # Generic guesses: each length (the next one after the array first), then products.
@@ -530,16 +544,16 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
     for pp in plan.params:
         v = f"perfalign_{side}_a{pp.index}"
         t = pp.ctype
-        if pp.kind in {KIND_IN, KIND_OUT}:
+        if pp.kind in {Kind.IN, Kind.OUT}:
             decls.append(f"static {t} *{v};")
             setup.append(f"{v} = ({t} *)bufs[{pp.index}];")
             args.append(v)
-        elif pp.kind in {KIND_VEC_IN, KIND_VEC_OUT}:
+        elif pp.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
             decls.append(f"static std::vector<{t} > {v};")
             setup.append(f"{v}.assign(({t} *)bufs[{pp.index}], ({t} *)bufs[{pp.index}] + counts[{pp.index}]);")
             args.append(v)
             views.append(f"case {pp.index}: *data = (void *){v}.data(); *count = {v}.size(); return;")
-        elif pp.kind == KIND_REF:
+        elif pp.kind == Kind.REF:
             decls.append(f"static {t} {v};")
             setup.append(f"{v} = *({t} *)bufs[{pp.index}];")
             args.append(v)
@@ -554,12 +568,12 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
             args.append(v)
     call = f"{_callee(plan)}({', '.join(args)})"
     ret_decl = ""
-    if plan.return_kind == 4:
+    if plan.return_kind is ReturnKind.VECTOR:
         ret_decl = f"static std::vector<{plan.return_element} > perfalign_{side}_ret;"
         call_stmt = f"perfalign_{side}_ret = {call};"
         ret_get = "*is_float = 0; return 0.0;"
         views.append(f"case -1: *data = (void *)perfalign_{side}_ret.data(); *count = perfalign_{side}_ret.size(); return;")
-    elif plan.return_kind:
+    elif plan.return_kind is not ReturnKind.VOID:
         ret_decl = f"static {plan.return_type} perfalign_{side}_ret;"
         call_stmt = f"perfalign_{side}_ret = {call};"
         ret_get = (f"*is_float = perfalign_isfloat_{side}(({plan.return_type})0.5) ? (sizeof({plan.return_type}) <= 4 ? 2 : 1) : 0; "
@@ -611,7 +625,7 @@ def _type_glue(plan: HarnessPlan) -> str:
     for pp in plan.params:
         t = pp.ctype
         i = pp.index
-        if pp.kind != KIND_VALUE:
+        if pp.kind != Kind.VALUE:
             esize.append(f"case {i}: return sizeof({t});")
             isfloat.append(f"case {i}: return (({t})0.5) != 0;")
             issigned.append(f"case {i}: return (({t})-1) < 0;")
@@ -654,7 +668,7 @@ def _type_glue(plan: HarnessPlan) -> str:
         t = plan.return_element
         ret_cmp.append(f"case -1: return perfalign_cmp_{_slug(t)}(count, rtol, a, b);")
     getters = []
-    element_types = [pp.ctype for pp in plan.params if pp.kind != KIND_VALUE] + ([plan.return_element] if plan.return_element else [])
+    element_types = [pp.ctype for pp in plan.params if pp.kind != Kind.VALUE] + ([plan.return_element] if plan.return_element else [])
     for t in dict.fromkeys(element_types):
         getters.append(f"static double perfalign_get_{_slug(t)}(const void *p, size_t j) {{ return (double)((const {t} *)p)[j]; }}")
         getters.append(_typed_compare(t))
@@ -688,7 +702,7 @@ def _type_glue(plan: HarnessPlan) -> str:
         "}",
         f"{ext}double perfalign_value_at(int i, const void *p, size_t j) {{",
         "    switch (i) { "
-        + " ".join(f"case {pp.index}: return perfalign_get_{_slug(pp.ctype)}(p, j);" for pp in plan.params if pp.kind != KIND_VALUE)
+        + " ".join(f"case {pp.index}: return perfalign_get_{_slug(pp.ctype)}(p, j);" for pp in plan.params if pp.kind != Kind.VALUE)
         + (f" case -1: return perfalign_get_{_slug(plan.return_element)}(p, j);" if plan.return_element else "")
         + " default: return 0; }",
         "}",

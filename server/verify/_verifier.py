@@ -26,7 +26,7 @@ from typing import Callable
 
 from .. import cparse
 from ..cparse import CParseError, FunctionInfo
-from ..errors import HarnessError
+from ..errors import HarnessError, bug_message
 from ..settings import Settings, find_config, read_config
 from ..verdict import Status, Verdict
 from . import _harness as harness
@@ -143,7 +143,7 @@ class FunctionVerifier:
         return path
 
     def _verdict(self, status: Status, detail: str, **kw: object) -> Verdict:
-        return Verdict(status=status, detail=_one_line(detail), threads=self.threads, mode=self.mode, path="harness", **kw)  # type: ignore[arg-type]
+        return Verdict(status=status, detail=_squash(detail), threads=self.threads, mode=self.mode, path="harness", **kw)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ prepare
 
@@ -188,7 +188,7 @@ class FunctionVerifier:
             self.close()
             raise
         except Exception as exc:  # noqa: BLE001 - a bug here must reach the user as a reason, not a traceback
-            self._failure = self._verdict(Status.UNSUPPORTED, f"perfalign could not prepare this function: {type(exc).__name__}: {exc}")
+            self._failure = self._verdict(Status.UNSUPPORTED, bug_message(exc, "preparing the original"))
             self.close()
             return self._failure
 
@@ -479,7 +479,7 @@ class FunctionVerifier:
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - a bug here must reach the user as a reason, not a traceback
-            return self._verdict(Status.UNSUPPORTED, f"perfalign could not verify this candidate: {type(exc).__name__}: {exc}")
+            return self._verdict(Status.UNSUPPORTED, bug_message(exc, "verifying a candidate"))
         finally:
             shutil.rmtree(cand_dir, ignore_errors=True)
 
@@ -791,7 +791,8 @@ def _others_can_read(folder: Path) -> bool:
         return False
 
 
-def _one_line(text: str, limit: int = 400) -> str:
+def _squash(text: str, limit: int = 400) -> str:
+    """``text`` on one line (its whitespace collapsed), at most ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

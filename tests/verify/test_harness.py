@@ -5,10 +5,8 @@ import pytest
 
 from perfalign.server.cparse import find_function, parse_annotations
 from perfalign.server.verify._harness import (
-    KIND_IN,
-    KIND_OUT,
-    KIND_VALUE,
     HarnessError,
+    Kind,
     make_plan,
     top_level_names,
     unit_source,
@@ -34,7 +32,7 @@ def plan_for(source: str, name: str, language: str = "c", config: dict | None = 
 def test_sizes_are_inferred_from_the_loops_that_index_each_array() -> None:
     plan = plan_for(MATMUL, "matmul")
     first = {pp.param.name: pp.hypotheses[0] for pp in plan.arrays}
-    assert [pp.kind for pp in plan.params] == [KIND_IN, KIND_IN, KIND_OUT, KIND_VALUE, KIND_VALUE, KIND_VALUE]
+    assert [pp.kind for pp in plan.params] == [Kind.IN, Kind.IN, Kind.OUT, Kind.VALUE, Kind.VALUE, Kind.VALUE]
     # Evaluate the inferred C expressions for m=2, n=3, k=5: a is m*k, b is k*n, c is m*n.
     values = {"m": 2, "n": 3, "k": 5}
     def evaluate(expr: str) -> int:
@@ -114,7 +112,7 @@ def test_functions_that_write_globals_are_refused() -> None:
     with pytest.raises(HarnessError, match="writes the global 'out'"):
         plan_for(src, "f")
     local = "void g(double *a, int n) { static int calls; double t[2]; calls++; for (int i = 0; i < n; i++) { t[0] = a[i]; a[i] = t[0] * 2; } }\n"
-    assert plan_for(local, "g").params[0].kind == KIND_OUT
+    assert plan_for(local, "g").params[0].kind == Kind.OUT
 
 
 def test_a_helper_that_writes_a_global_is_refused_too() -> None:
