@@ -8,11 +8,11 @@ keeps its default; the other keys still apply.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, merged, read_config
+from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config
 
 SECTION = "perfalign"
 
@@ -27,7 +27,7 @@ class EffectiveSettings:
 
     def describe(self) -> str:
         """One line per setting, for the server log at start and after each change."""
-        values = ", ".join(f"{f.name}={getattr(self.settings, f.name)!r}" for f in fields(Settings))
+        values = ", ".join(f"{name}={value!r}" for name, value in self.settings.model_dump().items())
         where = f" (with {self.config_file})" if self.config_file else ""
         return f"effective settings{where}: {values}"
 
@@ -50,7 +50,7 @@ def apply_each(base: Settings, overrides: dict[str, Any], origin: str) -> tuple[
         if value is None:
             continue
         try:
-            settings = merged(settings, {key: value})
+            settings = settings.with_values(**{key: value})
         except SettingsError as exc:
             errors.append(f"{origin}: {exc}; using the default instead")
     return settings, errors
