@@ -3,8 +3,9 @@
 The editor's settings arrive as the ``perfalign`` section of
 ``workspace/configuration``, of ``didChangeConfiguration`` or of the
 ``initializationOptions``. Each key is applied on its own: a key perfalign does
-not understand, or a value of the wrong type, is reported and that setting
-keeps its default; the other keys still apply.
+not understand, a value of the wrong type or out of range (``threads = -3``) is
+reported and that setting keeps the value it had (the default, or the
+workspace file's); the other keys still apply.
 """
 from __future__ import annotations
 
@@ -52,7 +53,9 @@ def apply_each(base: Settings, overrides: dict[str, Any], origin: str) -> tuple[
         try:
             settings = settings.with_values(**{key: value})
         except SettingsError as exc:
-            errors.append(f"{origin}: {exc}; using the default instead")
+            name = Settings.name_of(key)
+            kept = f"keeping {name} = {getattr(settings, name)!r}" if name else "ignoring it"
+            errors.append(f"{origin}: {exc}; {kept}")
     return settings, errors
 
 
