@@ -1,92 +1,147 @@
 """Settings shared by the CLI, the optimize pipeline and the language server.
 
 Every field has a default; ``perfalign.toml`` in a workspace root and the
-editor's ``workspace/configuration`` override them. Unknown keys are reported,
-never silently accepted.
+editor's ``workspace/configuration`` override them. Keys are snake_case
+(``compile_timeout_s``) or camelCase (``compileTimeoutS``). Unknown keys, values
+of the wrong type and values out of range are reported as a
+:class:`SettingsError` that names the setting and what it accepts, never
+silently accepted.
 """
 from __future__ import annotations
 
-import dataclasses
 import tomllib
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
 
 from .errors import SettingsError
 
 CONFIG_FILE = "perfalign.toml"
 
 
-@dataclass
-class Settings:
+class Settings(BaseModel):
+    """The settings in force; copy with :meth:`with_values`, which validates."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        strict=True,  # a bool is not a number, a number is not a string; an int is still accepted for a float
+        allow_inf_nan=False,
+        alias_generator=to_camel,
+        populate_by_name=True,
+    )
+
     model: str = "qwen2.5-coder-1.5b"
     backend: str = "llama-cpp"
     endpoint: str | None = None
-    samples: int = 4
-    threads: int = 2
-    cc: str = "gcc"
-    cxx: str = "g++"
-    cflags: list[str] = field(default_factory=lambda: ["-O2"])
-    threshold: float = 1.05
-    compile_timeout_s: float = 60.0
-    run_timeout_s: float = 60.0
-    min_time_ms: float = 20.0
-    repetitions: int = 21
+    samples: int = Field(4, ge=1, le=64)
+    threads: int = Field(2, ge=1, le=1024)
+    cc: str = Field("gcc", min_length=1)
+    cxx: str = Field("g++", min_length=1)
+    cflags: list[str] = Field(default_factory=lambda: ["-O2"])
+    # Above 0: below 1 still needs a significant rank test, so a slower candidate is never faster.
+    threshold: float = Field(1.05, gt=0)
+    compile_timeout_s: float = Field(60.0, gt=0)
+    run_timeout_s: float = Field(60.0, gt=0)
+    # 0 times every function at its smallest problem size.
+    min_time_ms: float = Field(20.0, ge=0)
+    # The speedup's interval and rank test need at least 3 timings of each side.
+    repetitions: int = Field(21, ge=3)
     db_path: str | None = None
     sandbox: bool = True
     log_to_store: bool = True
     # Preference store: delete requests older than this many days (0 keeps them).
-    store_retention_days: int = 365
+    store_retention_days: int = Field(365, ge=0)
     # Drop raw model outputs (the extracted code is kept) after this many days (0 keeps them).
-    store_raw_output_days: int = 30
+    store_raw_output_days: int = Field(30, ge=0)
     # When non-empty, code of files outside these paths is stored as hashes only.
-    store_code_under: list[str] = field(default_factory=list)
+    store_code_under: list[str] = Field(default_factory=list)
+
+    @field_validator("cflags", "store_code_under", mode="before")
+    @classmethod
+    def _split_string(cls, value: Any) -> Any:
+        """``cflags = "-O3 -march=native"`` is the list of its whitespace-separated words."""
+        return value.split() if isinstance(value, str) else value
+
+    @classmethod
+    def name_of(cls, key: str) -> str | None:
+        """The field that ``key`` (snake_case or camelCase) sets, or None for a key perfalign does not know."""
+        return _names_by_key().get(key)
+
+    def with_values(self, /, **changes: Any) -> Settings:
+        """A copy with ``changes`` (snake_case or camelCase keys) applied and checked.
+
+        Raises :class:`SettingsError` naming each unknown key and each value
+        that does not fit, with what that setting accepts.
+        """
+        names = _names_by_key()
+        values = self.model_dump()
+        given: dict[str, str] = {}
+        unknown: list[str] = []
+        for key, value in changes.items():
+            name = names.get(key)
+            if name is None:
+                unknown.append(key)
+                continue
+            values[name] = value
+            given[name] = key
+        problems = []
+        if unknown:
+            listed = ", ".join(repr(k) for k in unknown)
+            plural = "s" if len(unknown) > 1 else ""
+            problems.append(f"unknown setting{plural} {listed}; known settings: {', '.join(sorted(Settings.model_fields))}")
+        try:
+            settings = type(self).model_validate(values)
+        except ValidationError as exc:
+            names_in_error = dict.fromkeys(str(err["loc"][0]) for err in exc.errors() if err["loc"])
+            problems.extend(
+                f"setting {given.get(name, name)!r} must be {_accepts(name)}, got {values.get(name)!r}"
+                for name in names_in_error
+            )
+        if problems:
+            raise SettingsError("; ".join(problems))
+        return settings
 
 
-def _coerce(name: str, current: Any, value: Any) -> Any:
-    if isinstance(current, bool) or name in {"sandbox", "log_to_store"}:
-        if not isinstance(value, bool):
-            raise SettingsError(f"setting {name!r} must be true or false, got {value!r}")
-        return value
-    if isinstance(current, int) and not isinstance(current, bool):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SettingsError(f"setting {name!r} must be a whole number, got {value!r}")
-        return value
-    if isinstance(current, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise SettingsError(f"setting {name!r} must be a number, got {value!r}")
-        return float(value)
-    if isinstance(current, list):
-        if isinstance(value, str):
-            return value.split()
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise SettingsError(f"setting {name!r} must be a list of strings, got {value!r}")
-        return list(value)
-    if value is not None and not isinstance(value, str):
-        raise SettingsError(f"setting {name!r} must be a string, got {value!r}")
-    return value
+def _names_by_key() -> dict[str, str]:
+    """Every accepted key (the field's name and its camelCase alias) and the field it sets."""
+    names: dict[str, str] = {}
+    for name, info in Settings.model_fields.items():
+        names[name] = name
+        if info.alias:
+            names[info.alias] = name
+    return names
 
 
-def _snake(key: str) -> str:
-    out = []
-    for ch in key:
-        if ch.isupper():
-            out.append("_" + ch.lower())
-        else:
-            out.append(ch)
-    return "".join(out).replace("-", "_")
+_KINDS: dict[Any, str] = {
+    bool: "true or false",
+    int: "a whole number",
+    float: "a finite number",
+    str: "a string",
+    str | None: "a string",
+    list[str]: "a list of strings (or one string of space-separated words)",
+}
 
 
-def merged(base: Settings, overrides: dict[str, Any]) -> Settings:
-    """Return ``base`` with ``overrides`` applied (camelCase or snake_case keys)."""
-    names = {f.name for f in fields(Settings)}
-    changes: dict[str, Any] = {}
-    for key, value in overrides.items():
-        name = _snake(key)
-        if name not in names:
-            raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(sorted(names))}")
-        changes[name] = _coerce(name, getattr(base, name), value)
-    return dataclasses.replace(base, **changes)
+def _accepts(name: str) -> str:
+    """What setting ``name`` accepts, in words: ``a whole number from 1 to 64``."""
+    info = Settings.model_fields[name]
+    kind = _KINDS.get(info.annotation, "a value of its type")
+    low, high, above, min_length = (
+        next((getattr(m, bound) for m in info.metadata if hasattr(m, bound)), None)
+        for bound in ("ge", "le", "gt", "min_length")
+    )
+    if min_length:
+        return f"a non-empty {kind.removeprefix('a ')}"
+    if low is not None and high is not None:
+        return f"{kind} from {low} to {high}"
+    if low is not None:
+        return f"{kind} of at least {low}"
+    if above is not None:
+        return f"{kind} above {above}"
+    return kind
 
 
 def find_config(start: Path) -> Path | None:
@@ -112,7 +167,13 @@ def load_settings(start: Path | None = None, overrides: dict[str, Any] | None = 
     """Defaults, then the ``[perfalign]`` table of the nearest ``perfalign.toml``, then ``overrides``."""
     settings = Settings()
     if start is not None and (config := find_config(start)) is not None:
-        settings = merged(settings, read_config(config).get("perfalign", {}))
+        table = read_config(config).get("perfalign", {})
+        if not isinstance(table, dict):
+            raise SettingsError(f"{config}: [perfalign] must be a table")
+        try:
+            settings = settings.with_values(**table)
+        except SettingsError as exc:
+            raise SettingsError(f"{config}: {exc}") from None
     if overrides:
-        settings = merged(settings, {k: v for k, v in overrides.items() if v is not None})
+        settings = settings.with_values(**{k: v for k, v in overrides.items() if v is not None})
     return settings

@@ -1,7 +1,6 @@
 """The documentation keeps up with the code: every setting and every command is documented."""
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
@@ -17,7 +16,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def test_every_setting_is_in_the_configuration_reference() -> None:
     text = (DOCS / "configuration.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_0-9]+)` \|", text, flags=re.MULTILINE))
-    fields = {f.name for f in dataclasses.fields(Settings)}
+    fields = set(Settings.model_fields)
     assert fields - documented == set(), "undocumented settings"
     assert documented - fields - {"PERFALIGN_HOME", "PERFALIGN_MODELS", "PERFALIGN_FAKE_REPLIES"} == set()
 

@@ -161,7 +161,7 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     from perfalign.server.settings import Settings
     from perfalign.training.sampling import open_sampler
 
-    settings = dataclasses.replace(Settings(), threads=config.threads, repetitions=config.repetitions, log_to_store=False)
+    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False)
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()

@@ -16,7 +16,6 @@ and run is sandboxed and time-limited by the verifier itself:
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import math
@@ -106,8 +105,7 @@ class ExecutionReward:
         from perfalign.server.settings import Settings
 
         base = Settings()
-        return dataclasses.replace(
-            base,
+        return base.with_values(
             threads=self.threads,
             repetitions=self.repetitions,
             compile_timeout_s=min(base.compile_timeout_s, self.timeout_s),

@@ -16,7 +16,6 @@ project's ``examples/``, which serve as the held-out evaluation set.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import sys
@@ -235,7 +234,7 @@ def run(
     for mode in config.modes:
         if mode not in {"serial", "openmp"}:
             raise SelfPlayError(f"unknown mode {mode!r}; serial or openmp")
-    settings = dataclasses.replace(Settings(), threads=config.threads, repetitions=config.repetitions, log_to_store=False)
+    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False)
     output = Path(config.output)
     folder = output.parent
     result = SelfPlayResult(output=output)

@@ -3,16 +3,17 @@
 The editor's settings arrive as the ``perfalign`` section of
 ``workspace/configuration``, of ``didChangeConfiguration`` or of the
 ``initializationOptions``. Each key is applied on its own: a key perfalign does
-not understand, or a value of the wrong type, is reported and that setting
-keeps its default; the other keys still apply.
+not understand, a value of the wrong type or out of range (``threads = -3``) is
+reported and that setting keeps the value it had (the default, or the
+workspace file's); the other keys still apply.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, merged, read_config
+from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config
 
 SECTION = "perfalign"
 
@@ -27,7 +28,7 @@ class EffectiveSettings:
 
     def describe(self) -> str:
         """One line per setting, for the server log at start and after each change."""
-        values = ", ".join(f"{f.name}={getattr(self.settings, f.name)!r}" for f in fields(Settings))
+        values = ", ".join(f"{name}={value!r}" for name, value in self.settings.model_dump().items())
         where = f" (with {self.config_file})" if self.config_file else ""
         return f"effective settings{where}: {values}"
 
@@ -50,9 +51,11 @@ def apply_each(base: Settings, overrides: dict[str, Any], origin: str) -> tuple[
         if value is None:
             continue
         try:
-            settings = merged(settings, {key: value})
+            settings = settings.with_values(**{key: value})
         except SettingsError as exc:
-            errors.append(f"{origin}: {exc}; using the default instead")
+            name = Settings.name_of(key)
+            kept = f"keeping {name} = {getattr(settings, name)!r}" if name else "ignoring it"
+            errors.append(f"{origin}: {exc}; {kept}")
     return settings, errors
 
 

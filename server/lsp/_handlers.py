@@ -773,8 +773,6 @@ def progress_cancel(ls: PerfalignServer, params: types.WorkDoneProgressCancelPar
 @guarded(default=_RESULT)
 def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     """What the server is doing: settings, model, store, jobs and suggestions."""
-    from dataclasses import asdict
-
     arg = _argument(args)
     only_uri = arg.get("uri")
     suggestions = []
@@ -792,7 +790,7 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     report = {
         "version": ls.version,
         "pid": os.getpid(),
-        "settings": asdict(ls.settings),
+        "settings": ls.settings.model_dump(),
         "settingsErrors": ls.effective.errors,
         "configFile": str(ls.effective.config_file) if ls.effective.config_file else None,
         "model": ls.models.loaded_name,

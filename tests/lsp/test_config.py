@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfalign.server.lsp._config import editor_section, effective_settings
+from perfalign.server.lsp._config import apply_each, editor_section, effective_settings
 from perfalign.server.lsp._text import LineIndex, same_code
 
 
@@ -22,6 +22,39 @@ def test_each_invalid_setting_is_reported_and_keeps_its_default(tmp_path: Path) 
     assert len(eff.errors) == 2
     assert any("'samples'" in e and "whole number" in e for e in eff.errors)
     assert any("'colour'" in e and "unknown setting" in e for e in eff.errors)
+
+
+def test_a_value_out_of_range_from_the_editor_is_reported_and_the_default_kept(tmp_path: Path) -> None:
+    eff = effective_settings(tmp_path, {"threads": -3, "samples": 6, "runTimeoutS": 0, "cflags": "-O3 -g"})
+    assert (eff.settings.threads, eff.settings.run_timeout_s) == (2, 60.0)
+    assert (eff.settings.samples, eff.settings.cflags) == (6, ["-O3", "-g"])
+    assert len(eff.errors) == 2
+    threads = next(e for e in eff.errors if "'threads'" in e)
+    assert threads.startswith("editor settings: ") and "from 1 to 1024" in threads and "got -3" in threads
+    assert threads.endswith("keeping threads = 2")
+    assert any("'runTimeoutS'" in e and "above 0" in e for e in eff.errors)
+
+
+def test_a_bad_editor_value_keeps_the_workspace_file_s_value(tmp_path: Path) -> None:
+    (tmp_path / "perfalign.toml").write_text("[perfalign]\nthreads = 4\nrepetitions = 2\nsamples = 3\n")
+    eff = effective_settings(tmp_path, {"threads": True, "samples": 5})
+    assert (eff.settings.threads, eff.settings.repetitions, eff.settings.samples) == (4, 21, 5)
+    assert len(eff.errors) == 2
+    file_error = next(e for e in eff.errors if "'repetitions'" in e)
+    assert file_error.startswith(str(tmp_path / "perfalign.toml")) and "at least 3" in file_error
+    assert any("'threads'" in e and "whole number" in e and e.endswith("keeping threads = 4") for e in eff.errors)
+    assert "threads=4" in eff.describe() and "samples=5" in eff.describe()
+
+
+def test_apply_each_keeps_every_good_key_around_the_bad_ones() -> None:
+    base, errors = apply_each(
+        effective_settings(None, None).settings,
+        {"samples": 0, "minTimeMs": 2, "colour": "blue", "sandbox": False, "endpoint": None, "logToStore": "no"},
+        "editor settings",
+    )
+    assert (base.samples, base.min_time_ms, base.sandbox, base.log_to_store) == (4, 2.0, False, True)
+    assert len(errors) == 3
+    assert any("unknown setting 'colour'" in e and e.endswith("ignoring it") for e in errors)
 
 
 def test_a_broken_workspace_file_is_reported_not_fatal(tmp_path: Path) -> None:
