@@ -41,8 +41,8 @@ class Settings(BaseModel):
     cc: str = Field("gcc", min_length=1)
     cxx: str = Field("g++", min_length=1)
     cflags: list[str] = Field(default_factory=lambda: ["-O2"])
-    # Above 0: below 1 still needs a significant rank test, so a slower candidate is never faster.
-    threshold: float = Field(1.05, gt=0)
+    # At least 1: a suggestion is never shown unless its whole interval says faster.
+    threshold: float = Field(1.05, ge=1.0)
     compile_timeout_s: float = Field(60.0, gt=0)
     run_timeout_s: float = Field(60.0, gt=0)
     # 0 times every function at its smallest problem size.

@@ -154,8 +154,8 @@ def test_a_value_of_the_wrong_type_is_named_with_what_the_setting_accepts(
         ("samples", 65, "a whole number from 1 to 64"),
         ("threads", -3, "a whole number from 1 to 1024"),
         ("threads", 0, "a whole number from 1 to 1024"),
-        ("threshold", 0, "a finite number above 0"),
-        ("threshold", -1.5, "a finite number above 0"),
+        ("threshold", 0.99, "a finite number of at least 1.0"),
+        ("threshold", -1.5, "a finite number of at least 1.0"),
         ("compile_timeout_s", 0, "a finite number above 0"),
         ("run_timeout_s", -1.0, "a finite number above 0"),
         ("min_time_ms", -5, "a finite number of at least 0"),
@@ -177,7 +177,7 @@ def test_a_value_out_of_range_is_named_with_what_the_setting_accepts(
 def test_the_edges_of_each_range_are_accepted() -> None:
     settings = Settings().with_values(
         samples=1, threads=1, repetitions=3, min_time_ms=0, store_retention_days=0, store_raw_output_days=0,
-        threshold=0.5, compile_timeout_s=0.1,
+        threshold=1.0, compile_timeout_s=0.1,
     )
     assert (settings.samples, settings.threads, settings.repetitions, settings.min_time_ms) == (1, 1, 3, 0.0)
     assert Settings().with_values(samples=64, threads=1024).samples == 64
