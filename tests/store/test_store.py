@@ -8,20 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.server import paths
+from perfalign.server import errors, paths
 from perfalign.server.settings import Settings, load_settings
-from perfalign.server.store import (
-    CandidateStore,
-    InvalidFeedbackError,
-    NotFoundError,
-    SchemaTooNewError,
-    StoreCorruptError,
-    StoreError,
-    StoreFullError,
-    StoreLockedError,
-    StorePolicy,
-    StoreReadOnlyError,
-)
+from perfalign.server.store import CandidateStore, StorePolicy
 from perfalign.server.store._machine import machine_fingerprint
 from perfalign.server.verdict import Status
 from tests.store.store_data import DOT, ROW_SUMS, ROW_SUMS_FAST, candidate, populate, request, verdict
@@ -63,20 +52,20 @@ def test_ids_resolve_from_a_unique_prefix(db_path: Path) -> None:
         ids = populate(store)
         assert store.resolve_id(ids["omp"].lower()) == ("candidate", ids["omp"])
         assert store.resolve_id(ids["req_dot"]) == ("request", ids["req_dot"])
-        with pytest.raises(NotFoundError, match="several"):
+        with pytest.raises(errors.NotFoundError, match="several"):
             store.resolve_id(ids["fast"][:8])
-        with pytest.raises(NotFoundError):
+        with pytest.raises(errors.NotFoundError):
             store.resolve_id("ZZZZ")
 
 
 def test_unknown_feedback_action_or_id_is_refused(db_path: Path) -> None:
     with CandidateStore(db_path) as store:
         ids = populate(store)
-        with pytest.raises(InvalidFeedbackError, match="accepted, rejected, dismissed, edited_after_accept"):
+        with pytest.raises(errors.InvalidFeedbackError, match="accepted, rejected, dismissed, edited_after_accept"):
             store.record_feedback(ids["fast"], "liked")
-        with pytest.raises(NotFoundError):
+        with pytest.raises(errors.NotFoundError):
             store.record_feedback("01NOPE", "accepted")
-        with pytest.raises(NotFoundError):
+        with pytest.raises(errors.NotFoundError):
             store.record_candidate("01NOPE", candidate(ROW_SUMS_FAST, verdict(Status.FASTER, 2.0)))
         assert store.counts()["feedback"] == 2
 
@@ -161,7 +150,7 @@ def test_a_database_from_a_newer_version_is_refused_untouched(db_path: Path) -> 
     conn.commit()
     conn.close()
     before = _snapshot(db_path)
-    with pytest.raises(SchemaTooNewError) as info:
+    with pytest.raises(errors.SchemaTooNewError) as info:
         CandidateStore(db_path)
     assert "newer perfalign" in str(info.value) and "\n" not in str(info.value)
     assert _snapshot(db_path) == before
@@ -171,7 +160,7 @@ def test_a_corrupt_file_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "perfalign.db"
     garbage = b"this is not an sqlite database" * 200
     path.write_bytes(garbage)
-    with pytest.raises(StoreCorruptError, match="damaged or not a database"):
+    with pytest.raises(errors.StoreCorruptError, match="damaged or not a database"):
         CandidateStore(path)
     assert path.read_bytes() == garbage
 
@@ -187,12 +176,12 @@ def test_a_damaged_database_is_reported_as_damaged(db_path: Path) -> None:
     for offset in range(2 * page, len(data), page):  # scribble over every page but the first two
         data[offset : offset + 64] = b"\xff" * 64
     db_path.write_bytes(bytes(data))
-    with pytest.raises(StoreError) as info:
+    with pytest.raises(errors.StoreError) as info:
         with CandidateStore(db_path, prune=False) as store:
             store.list_candidates(limit=None, search="row_sums")
             store.get_candidate(store.list_candidates(limit=1)[0]["id"])
             raise AssertionError(f"damage not noticed: {store.check()}")
-    assert isinstance(info.value, StoreCorruptError)
+    assert isinstance(info.value, errors.StoreCorruptError)
 
 
 def test_a_non_perfalign_database_is_refused(tmp_path: Path) -> None:
@@ -201,7 +190,7 @@ def test_a_non_perfalign_database_is_refused(tmp_path: Path) -> None:
     conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreError, match="not perfalign's"):
+    with pytest.raises(errors.StoreError, match="not perfalign's"):
         CandidateStore(path)
     assert sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall() == [("invoices",)]
 
@@ -211,10 +200,10 @@ def test_read_only_store_reads_but_refuses_writes(db_path: Path) -> None:
         ids = populate(store)
     with CandidateStore(db_path, read_only=True) as store:
         assert store.get_candidate(ids["fast"]).code == ROW_SUMS_FAST
-        with pytest.raises(StoreReadOnlyError, match="read-only"):
+        with pytest.raises(errors.StoreReadOnlyError, match="read-only"):
             store.record_request(request())
         # SQLite itself refuses too, with the same error type.
-        with pytest.raises(StoreReadOnlyError):
+        with pytest.raises(errors.StoreReadOnlyError):
             with store._errors():
                 store.conn.execute("DELETE FROM feedback")
     assert len(_snapshot(db_path)) == 7
@@ -226,7 +215,7 @@ def test_a_read_only_file_gives_a_clear_error(db_path: Path) -> None:
         populate(store)
     os.chmod(db_path, 0o444)
     try:
-        with pytest.raises(StoreReadOnlyError):
+        with pytest.raises(errors.StoreReadOnlyError):
             CandidateStore(db_path).record_request(request())
     finally:
         os.chmod(db_path, 0o644)
@@ -239,7 +228,7 @@ def test_a_locked_database_times_out_with_a_clear_error(db_path: Path) -> None:
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with CandidateStore(db_path, timeout_s=0.2, prune=False) as store:
-            with pytest.raises(StoreLockedError, match="locked by another process"):
+            with pytest.raises(errors.StoreLockedError, match="locked by another process"):
                 store.record_request(request())
     finally:
         holder.execute("ROLLBACK")
@@ -254,7 +243,7 @@ def test_a_full_disk_fails_the_write_and_keeps_what_was_stored(db_path: Path) ->
         # SQLite's own size limit produces the same SQLITE_FULL error as a full disk.
         store.conn.execute(f"PRAGMA max_page_count = {pages + 2}")
         rid = store.record_request(request())
-        with pytest.raises(StoreFullError, match="disk is full"):
+        with pytest.raises(errors.StoreFullError, match="disk is full"):
             store.record_candidate(rid, candidate(ROW_SUMS_FAST + " " * 200_000, verdict(Status.FASTER, 1.8)))
         assert store.check() == []
     assert len(_snapshot(db_path)) == 7
