@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfalign.server.errors import one_line
 from perfalign.training import card as cardlib
 from perfalign.training.config import DPOConfig, EvalConfig, ExportConfig, GRPOConfig, SelfPlayConfig
 
@@ -41,7 +42,7 @@ class Clock:
         try:
             return func(*args)
         except Exception as exc:  # one failed stage is reported in the card; later stages still run
-            self.notes.append(f"{name} failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300])
+            self.notes.append(f"{name} failed: {type(exc).__name__}: {one_line(exc, limit=250)}")
             log(traceback.format_exc())
             return None
         finally:

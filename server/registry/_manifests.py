@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelNotPulledError, RegistryError, UnknownModelError
+from ..errors import ModelNotPulledError, RegistryError, UnknownModelError, one_line
 from ..paths import home_dir, models_dir
 
 KINDS = ("gguf", "adapter", "openai", "transformers")
@@ -370,7 +370,7 @@ def register_huggingface(name: str, repo: str, filename: str, *, revision: str |
     try:
         local = Path(hf_hub_download(repo_id=repo, filename=filename, revision=revision, local_dir=target))
     except Exception as exc:  # network errors, missing repo or file: one line for the user
-        raise RegistryError(f"cannot download {repo}/{filename}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise RegistryError(f"cannot download {repo}/{filename}: {one_line(exc)}") from None
     manifest = register_gguf(name, local, description=f"{repo}/{filename}")
     data = tomllib.loads(manifest.read_text())
     data["source"] = {"kind": "huggingface", "repo": repo, "filename": filename, "revision": revision or "main"}

@@ -33,6 +33,7 @@ from ..errors import (
     StoreFullError,
     StoreLockedError,
     StoreReadOnlyError,
+    one_line,
 )
 from ..records import CandidateRecord, RequestRecord
 from ._ids import function_key, iso_utc, new_id, sha256, utc_now
@@ -55,7 +56,7 @@ _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8
 def translate(exc: sqlite3.Error, path: str) -> StoreError:
     """A :class:`StoreError` with a one-line, actionable message for an sqlite3 error."""
     code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = one_line(exc, limit=1000)
     if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
         return StoreCorruptError(
             f"{path} is damaged or not a database ({text}); move it aside and perfalign starts a new one"
