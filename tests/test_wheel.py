@@ -107,12 +107,16 @@ def imported(installed: Path) -> dict[str, object]:
 
 def test_the_wheel_has_every_module_of_the_tree(installed: Path) -> None:
     in_wheel = {name for package in CODE for name in modules_in(installed / package.replace(".", "/"), package)}
-    missing = {name: path for name, path in tree_modules().items() if name not in in_wheel}
+    missing: dict[str, list[str]] = {}
+    for name, path in tree_modules().items():
+        if name not in in_wheel:
+            package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+            missing.setdefault(package, []).append(name)
     if missing:
         pytest.fail("\n".join(
-            f"{name} ({path.relative_to(REPO)}) is in the tree but not in the wheel: add its package "
-            f"{name if path.name == '__init__.py' else name.rpartition('.')[0]} to [tool.setuptools] packages "
-            "in pyproject.toml" for name, path in sorted(missing.items())), pytrace=False)
+            f"{package} ({len(names)} module(s): {', '.join(sorted(names))}) is in the tree but not in the wheel: "
+            f"add {package} to [tool.setuptools] packages in pyproject.toml" for package, names in sorted(missing.items())),
+            pytrace=False)
 
 
 def test_every_module_imports_from_the_installed_wheel(installed: Path, imported: dict[str, object]) -> None:
@@ -140,8 +144,9 @@ def test_the_wheel_ships_the_model_manifests(installed: Path, imported: dict[str
     files = sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*")
                    if p.is_file() and "__pycache__" not in p.parts)
     missing = [f for f in files if not (installed / "perfalign" / "models" / f).is_file()]
-    assert not missing, (f"{missing} in {shipped.relative_to(REPO)}/ did not reach the wheel: add their pattern to "
-                         f'[tool.setuptools.package-data] "{MODELS}" in pyproject.toml')
+    if missing:
+        pytest.fail(f"{', '.join(missing)} in {shipped.relative_to(REPO)}/ did not reach the wheel: add their pattern to "
+                    f'[tool.setuptools.package-data] "{MODELS}" in pyproject.toml', pytrace=False)
     assert Path(str(imported["models_dir"])).resolve() == (installed / "perfalign" / "models").resolve()
     names = sorted(tomllib.loads(p.read_text())["name"] for p in shipped.glob("*.toml"))
     assert names, "no model manifests in models/"
