@@ -139,14 +139,25 @@ def test_the_perfalign_command_comes_with_the_wheel(installed: Path, imported: d
     assert Path(str(scripts["perfalign"]["file"])).resolve().is_relative_to(installed.resolve())
 
 
-def test_the_wheel_ships_the_model_manifests(installed: Path, imported: dict[str, object]) -> None:
-    shipped = REPO / PACKAGE_DIR[MODELS]
-    files = sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts)
-    missing = [f for f in files if not (installed / "perfalign" / "models" / f).is_file()]
+def test_the_wheel_ships_the_data_files_of_every_package(installed: Path) -> None:
+    """Files the code reads from beside itself (model manifests, the self-play corpus) come with it."""
+    missing: dict[str, list[str]] = {}
+    for package, folder in sorted(PACKAGE_DIR.items()):
+        root = REPO / folder
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts:
+                rel = path.relative_to(root)
+                if not (installed / package.replace(".", "/") / rel).is_file():
+                    missing.setdefault(package, []).append(rel.as_posix())
     if missing:
-        pytest.fail(f"{', '.join(missing)} in {shipped.relative_to(REPO)}/ did not reach the wheel: add their pattern to "
-                    f'[tool.setuptools.package-data] "{MODELS}" in pyproject.toml', pytrace=False)
+        pytest.fail("\n".join(
+            f"{package}: {', '.join(files)} ({len(files)} file(s) in {PACKAGE_DIR[package]}/) did not reach the wheel: "
+            f'add their patterns to [tool.setuptools.package-data] "{package}" in pyproject.toml'
+            for package, files in missing.items()), pytrace=False)
+
+
+def test_the_installed_wheel_knows_the_shipped_models(installed: Path, imported: dict[str, object]) -> None:
+    shipped = REPO / PACKAGE_DIR[MODELS]
     assert Path(str(imported["models_dir"])).resolve() == (installed / "perfalign" / "models").resolve()
     names = sorted(tomllib.loads(p.read_text())["name"] for p in shipped.glob("*.toml"))
     assert names, "no model manifests in models/"
