@@ -5,14 +5,14 @@ import threading
 from pathlib import Path
 
 import pytest
-import torch  # noqa: F401  (the train extra; the test command installs it)
-import transformers  # noqa: F401  (the train extra; the test command installs it)
 
 from perfalign.server import registry  # noqa: E402
 from perfalign.server.backends import create_backend  # noqa: E402
 from perfalign.server.backends._base import BackendCancelled  # noqa: E402
 from perfalign.server.settings import Settings  # noqa: E402
 from perfalign.training.tiny import build_tiny_model  # noqa: E402
+
+pytestmark = pytest.mark.train
 
 MESSAGES = [{"role": "system", "content": "You are an expert in C."}, {"role": "user", "content": "Optimize this function."}]
 
