@@ -7,8 +7,10 @@ not the editable install.
 """
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +21,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SETUPTOOLS = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
+BUILD_REQUIRES: list[str] = PYPROJECT["build-system"]["requires"]
 PACKAGE_DIR: dict[str, str] = SETUPTOOLS["package-dir"]
 CODE = ("perfalign.server", "perfalign.training")
 MODELS = "perfalign.models"
@@ -43,7 +47,21 @@ def tree_modules() -> dict[str, Path]:
 def pip(*args: str, cwd: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=300, cwd=cwd,
                           env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1"})
-    assert done.returncode == 0, f"pip {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    if done.returncode != 0:
+        pytest.fail(f"pip {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}\n"
+                    f"The wheel is built without build isolation, with this environment's {build_tools()}; the build "
+                    f"needs {', '.join(BUILD_REQUIRES)} (make build-deps installs them)", pytrace=False)
+
+
+def build_tools() -> str:
+    found = []
+    for requirement in BUILD_REQUIRES:
+        name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
+        try:
+            found.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"no {name}")
+    return ", ".join(found)
 
 
 @pytest.fixture(scope="module")
