@@ -23,7 +23,7 @@ import tomllib
 from collections.abc import Callable, Generator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -100,6 +100,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+Report = TypeVar("Report", pytest.TestReport, pytest.CollectReport)
+Wrapped = Generator[None, Report, Report]
+
+
 def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
     longrepr = report.longrepr
     message = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
@@ -121,14 +125,14 @@ def _as_error(report: pytest.TestReport | pytest.CollectReport) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Wrapped[pytest.TestReport]:
     report = yield
     _as_error(report)
     return report
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+def pytest_make_collect_report(collector: pytest.Collector) -> Wrapped[pytest.CollectReport]:
     report = yield
     _as_error(report)
     return report

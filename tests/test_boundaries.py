@@ -210,7 +210,7 @@ TRAINING_RULE = "training/ imports only perfalign.server.<package> (its __init__
 def problems_of(module: Module) -> Iterator[Problem]:
     kind, own, _ = where(module.name)
     for ref in refs(module):
-        target_kind, target, rest = where(ref.module)
+        target_kind, target, _ = where(ref.module)
         if kind == "training":
             if target_kind in ("root", "package", "shared"):
                 yield from _cross_package(module, ref, TRAINING_RULE)
@@ -222,7 +222,8 @@ def problems_of(module: Module) -> Iterator[Problem]:
             continue
         if target_kind == "training":
             yield Problem(TABLE, module, ref.line, f"`{ref.statement}` imports the training package",
-                          "server/ never imports perfalign.training; move the code into server/ or call it from training/")
+                          "server/ never imports perfalign.training; move the code into server/, "
+                          "or call it from training/")
             continue
         if ref.absolute:
             yield Problem(RELATIVE, module, ref.line, f"`{ref.statement}` is an absolute import of perfalign.server",
@@ -230,16 +231,20 @@ def problems_of(module: Module) -> Iterator[Problem]:
         if target_kind == "package" and (kind != "package" or target != own):
             yield from _cross_package(module, ref, PRIVATE)
             if kind == "shared":
-                yield Problem(SHARED_RULE, module, ref.line, f"`{ref.statement}`: the shared module {own} imports {target}",
+                yield Problem(SHARED_RULE, module, ref.line,
+                              f"`{ref.statement}`: the shared module {own} imports {target}",
                               f"shared modules import only other shared modules ({', '.join(sorted(SHARED))}); "
                               f"move what needs {target} into a stage package")
             elif target not in MAY_IMPORT.get(own, frozenset()):
                 allowed = ", ".join(sorted(MAY_IMPORT.get(own, ()))) or "the shared modules only"
-                yield Problem(TABLE, module, ref.line, f"`{ref.statement}`: {own} imports {target} ({own} may import: {allowed})",
-                              f"move the code to a package that may use {target}, or pass in what it needs; if the loop "
-                              "itself changed, change MAY_IMPORT in tests/test_boundaries.py and docs/architecture.md")
+                yield Problem(TABLE, module, ref.line,
+                              f"`{ref.statement}`: {own} imports {target} ({own} may import: {allowed})",
+                              f"move the code to a package that may use {target}, or pass in what it needs; if "
+                              "the loop itself changed, change MAY_IMPORT in tests/test_boundaries.py and "
+                              "docs/architecture.md")
         elif target_kind == "shared" and target != own and ref.name is not None and ref.name.startswith("_"):
-            yield Problem(PRIVATE, module, ref.line, f"`{ref.statement}` takes the private name {ref.name} from {ref.module}",
+            yield Problem(PRIVATE, module, ref.line,
+                          f"`{ref.statement}` takes the private name {ref.name} from {ref.module}",
                           f"make it public in server/{target}.py (drop the underscore) or keep the code beside it")
 
 
@@ -249,8 +254,10 @@ def _cross_package(module: Module, ref: Ref, rule: str) -> Iterator[Problem]:
     via = f"`{ref.statement}`"
     if kind == "root":
         if ref.name is not None:
-            yield Problem(rule, module, ref.line, f"{via} takes {ref.name} from perfalign.server, which exports nothing",
-                          "import it from the package that holds it, e.g. `from perfalign.server.store import StoreWriter`")
+            yield Problem(rule, module, ref.line,
+                          f"{via} takes {ref.name} from perfalign.server, which exports nothing",
+                          "import it from the package that holds it, "
+                          "e.g. `from perfalign.server.store import StoreWriter`")
         return
     if rest:
         yield Problem(rule, module, ref.line, f"{via} reaches into {ref.module}, a module inside {target}",
@@ -261,7 +268,8 @@ def _cross_package(module: Module, ref: Ref, rule: str) -> Iterator[Problem]:
         return
     if ref.name.startswith("_"):
         yield Problem(rule, module, ref.line, f"{via} takes the private name {ref.name} from {ref.module}",
-                      f"use what perfalign.server.{target} exports, or make {ref.name} public there (no underscore, in __all__)")
+                      f"use what perfalign.server.{target} exports, or make {ref.name} public there "
+                      "(no underscore, in __all__)")
         return
     if kind == "package" and ref.name not in (exported(target) or frozenset()) and ref.name != "*":
         yield Problem(EXPORTED, module, ref.line, f"{via}: {ref.name} is not in perfalign.server.{target}'s __all__",
@@ -287,13 +295,14 @@ def test_the_layout_is_the_one_the_rules_know() -> None:
     wrong = []
     stages = stage_folders()
     if stages != set(MAY_IMPORT):
-        wrong.append(f"server/ has the packages {sorted(stages)}, MAY_IMPORT in tests/test_boundaries.py has rows for "
-                     f"{sorted(MAY_IMPORT)}: give a new package its row (which packages it may import) or remove the row "
-                     "of one that is gone")
+        wrong.append(f"server/ has the packages {sorted(stages)}, MAY_IMPORT in tests/test_boundaries.py has rows "
+                     f"for {sorted(MAY_IMPORT)}: give a new package its row (which packages it may import) or "
+                     "remove the row of one that is gone")
     top = top_level_modules()
     if top != SHARED:
-        wrong.append(f"server/ has the top-level modules {sorted(top)}, the shared vocabulary is {sorted(SHARED)}: put "
-                     "new code in a stage package, or add a module every stage shares to SHARED in tests/test_boundaries.py")
+        wrong.append(f"server/ has the top-level modules {sorted(top)}, the shared vocabulary is {sorted(SHARED)}: "
+                     "put new code in a stage package, or add a module every stage shares to SHARED in "
+                     "tests/test_boundaries.py")
     for package in sorted(stages):
         init = SERVER / package / "__init__.py"
         names = exported(package)
@@ -301,7 +310,8 @@ def test_the_layout_is_the_one_the_rules_know() -> None:
             wrong.append(f"{init.relative_to(REPO)}: no __all__; list what the package offers the others")
             continue
         tree = ast.parse(init.read_text())
-        bound = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import) for a in n.names}
+        imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import)]
+        bound = {a.asname or a.name for n in imports for a in n.names}
         bound |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
         bound |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
         if names - bound:
@@ -407,8 +417,8 @@ def probe(modules: list[str], watched: tuple[str, ...], preload: tuple[str, ...]
     """Import ``modules`` in a fresh interpreter; what of ``watched`` they load, and which imports fail."""
     args = {"modules": modules, "watched": list(watched), "preload": list(preload),
             "roots": [str(SERVER) + os.sep, str(TRAINING) + os.sep]}
-    done = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True, text=True,
-                          timeout=120, cwd=REPO)
+    done = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], check=False, capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, f"the import probe failed:\n{done.stderr[-3000:]}"
     result = json.loads(done.stdout.splitlines()[-1])
     failed = [f"importing {e['module']} fails: {e['error']}" for e in result["errors"]]
@@ -439,6 +449,8 @@ def test_outside_the_front_ends_no_module_loads_them(group: str) -> None:
         modules = [m.name for m in server_modules() if where(m.name)[:2] == ("package", group)]
     preload = tuple(dep for lib in FRONT_END_LIBRARIES for dep in LOADED_BY_DEPENDENCIES.get(lib, ()))
     loads, failed = probe(modules, FRONT_END_LIBRARIES, preload)
-    fail_on(loads, failed, f"outside perfalign.server.cli and perfalign.server.lsp nothing loads {', '.join(FRONT_END_LIBRARIES)}",
+    fail_on(loads, failed,
+            f"outside perfalign.server.cli and perfalign.server.lsp nothing loads {', '.join(FRONT_END_LIBRARIES)}",
             "move the code that needs it into cli/ or lsp/, or import it inside the function that uses it",
-            "; if that dependency cannot be avoided, add it to LOADED_BY_DEPENDENCIES in tests/test_boundaries.py with the reason")
+            "; if that dependency cannot be avoided, add it to LOADED_BY_DEPENDENCIES in tests/test_boundaries.py "
+            "with the reason")

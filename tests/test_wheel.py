@@ -34,8 +34,8 @@ def modules_in(root: Path, dotted: str) -> dict[str, Path]:
     found = {}
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
-        if "__pycache__" in parts or not all((root.joinpath(*parts[:i]) / "__init__.py").is_file() for i in range(len(parts))):
-            continue
+        if not all((root.joinpath(*parts[:i]) / "__init__.py").is_file() for i in range(len(parts))):
+            continue  # not inside a package (a data folder)
         found[".".join((dotted, *parts[:-1])) if parts[-1] == "__init__" else ".".join((dotted, *parts))] = path
     return found
 
@@ -45,8 +45,9 @@ def tree_modules() -> dict[str, Path]:
 
 
 def pip(*args: str, cwd: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=300, cwd=cwd,
-                          env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1"})
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INDEX": "1"}
+    done = subprocess.run([sys.executable, "-m", "pip", *args], check=False, capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=env)
     if done.returncode != 0:
         pytest.fail(f"pip {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}\n"
                     f"The wheel is built without build isolation, with this environment's {build_tools()}; the build "
@@ -113,12 +114,13 @@ print(json.dumps(result))
 
 @pytest.fixture(scope="module")
 def imported(installed: Path) -> dict[str, object]:
-    """What importing every module of the tree from the wheel alone gave: each module's file, errors, scripts, models."""
+    """Importing every module of the tree from the wheel alone: each module's file, the errors, scripts, models."""
     (entry_points,) = installed.glob("perfalign-*.dist-info/entry_points.txt")
     site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
-    args = {"target": str(installed), "site": site, "modules": sorted(tree_modules()), "entry_points": str(entry_points)}
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", _IMPORT_ALL, json.dumps(args)], capture_output=True,
-                          text=True, timeout=120, cwd=installed)
+    args = {"target": str(installed), "site": site, "modules": sorted(tree_modules()),
+            "entry_points": str(entry_points)}
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", _IMPORT_ALL, json.dumps(args)], check=False,
+                          capture_output=True, text=True, timeout=120, cwd=installed)
     assert done.returncode == 0, f"importing from the installed wheel failed:\n{done.stderr[-4000:]}"
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -133,8 +135,8 @@ def test_the_wheel_has_every_module_of_the_tree(installed: Path) -> None:
     if missing:
         pytest.fail("\n".join(
             f"{package} ({len(names)} module(s): {', '.join(sorted(names))}) is in the tree but not in the wheel: "
-            f"add {package} to [tool.setuptools] packages in pyproject.toml" for package, names in sorted(missing.items())),
-            pytrace=False)
+            f"add {package} to [tool.setuptools] packages in pyproject.toml"
+            for package, names in sorted(missing.items())), pytrace=False)
 
 
 def test_every_module_imports_from_the_installed_wheel(installed: Path, imported: dict[str, object]) -> None:
@@ -144,7 +146,8 @@ def test_every_module_imports_from_the_installed_wheel(installed: Path, imported
     problems += [f"{name} was imported from {file}, not from the wheel in {installed}: the editable install or the "
                  "repository leaked onto the path" for name, file in sorted(files.items())
                  if file is None or not Path(file).resolve().is_relative_to(installed.resolve())]
-    problems += [f"the editable install's finder was loaded: {name}" for name in imported["editable"]]  # type: ignore[union-attr]
+    editable: list[str] = imported["editable"]  # type: ignore[assignment]
+    problems += [f"the editable install's finder was loaded: {name}" for name in editable]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
     assert set(files) == set(tree_modules())
