@@ -1,12 +1,141 @@
-"""Shared fixtures: every test gets its own PERFALIGN_HOME (the real model cache is kept)."""
+"""Shared fixtures and the suite's rules for skipping.
+
+Every test gets its own PERFALIGN_HOME (the real model cache is kept).
+
+Tests that need the ``train`` extra (torch, transformers, trl, peft, ...) carry
+the ``train`` marker: a module says so with ``pytestmark = pytest.mark.train``,
+and a test that imports a package of the extra, or uses a fixture that does
+(``tiny_gguf``), is marked here. Without the extra they are skipped, saying
+what to install. Under ``PERFALIGN_REQUIRE_ALL=1`` (``make test``, which CI
+runs) a skip is an error instead: a green run means every test ran. Only the
+skips in ``MACHINE_SKIPS``, which depend on the machine and not on what was
+installed, stay skips there.
+"""
 from __future__ import annotations
 
+import ast
+import importlib.metadata
+import inspect
+import os
+import re
+import textwrap
+import tomllib
+from collections.abc import Callable, Generator
+from functools import cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
+
+REQUIRE_ALL = os.environ.get("PERFALIGN_REQUIRE_ALL") == "1"
+# The train extra's distributions; each one's import name is its distribution name.
+TRAIN_EXTRA = tuple(
+    re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
+    for requirement in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["train"]
+)
+# Skips that depend on the machine (its architecture, the user running the tests), never on an install step.
+MACHINE_SKIPS = (
+    "the reference hash is the x86-64 build's",
+    "AMX exists on x86-64 only",
+    "the patched kernels are x86 (AVX2) kernels",
+    "root ignores file permissions",
+    "needs root and setpriv to switch user",
+    "without bubblewrap an ordinary user's process that leaves the session cannot be found",
+    "no Python or source folder an unprivileged user can reach",
+)
+
+
+def missing_train_packages() -> list[str]:
+    missing = []
+    for name in TRAIN_EXTRA:
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(name)
+    return missing
+
+
+@cache
+def imports_train_packages(function: Callable[..., Any]) -> bool:
+    """Whether ``function``'s own code imports a package of the train extra."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        if any(name.partition(".")[0] in TRAIN_EXTRA for name in names):
+            return True
+    return False
+
+
+def needs_train(item: pytest.Item) -> bool:
+    if item.get_closest_marker("train"):
+        return True
+    function = getattr(item, "function", None)
+    if function is not None and imports_train_packages(function):
+        return True
+    fixtures = getattr(item, "_fixtureinfo", None)
+    definitions = fixtures.name2fixturedefs.values() if fixtures is not None else ()
+    return any(imports_train_packages(d.func) for defs in definitions for d in defs)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    missing = missing_train_packages()
+    reason = (f"needs the train extra ({', '.join(missing)} not installed): "
+              "pip install -e '.[dev,train]' (make install-dev)")
+    for item in items:
+        if needs_train(item):
+            item.add_marker(pytest.mark.train)
+            if missing:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+Report = TypeVar("Report", pytest.TestReport, pytest.CollectReport)
+Wrapped = Generator[None, Report, Report]
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    message = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return message.removeprefix("Skipped: ")
+
+
+def _as_error(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Under PERFALIGN_REQUIRE_ALL=1, turn a skip that hides a missing install step into an error."""
+    if not REQUIRE_ALL or not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = _skip_reason(report)
+    if reason.startswith(MACHINE_SKIPS):
+        return
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped: {reason}\nPERFALIGN_REQUIRE_ALL=1 (make test) runs every test: install what is missing "
+        "(scripts/bootstrap-system.sh, pip install -e '.[dev,train]'); a skip that depends only on the machine "
+        "belongs in MACHINE_SKIPS in tests/conftest.py")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Wrapped[pytest.TestReport]:
+    report = yield
+    _as_error(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Wrapped[pytest.CollectReport]:
+    report = yield
+    _as_error(report)
+    return report
 
 
 @pytest.fixture(autouse=True)
@@ -18,7 +147,7 @@ def perfalign_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 @pytest.fixture(scope="session")
 def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A tiny f32 base GGUF and a GGUF LoRA adapter with non-zero weights for it."""
+    """A tiny f32 base GGUF and a GGUF LoRA adapter with non-zero weights for it (needs the train extra)."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -6,10 +6,7 @@ import platform
 import threading
 from pathlib import Path
 
-import gguf  # noqa: F401  (the train extra; the test command installs it)
-import peft  # noqa: F401  (the train extra; the test command installs it)
 import pytest
-import torch  # noqa: F401  (the train extra; the test command installs it)
 
 from perfalign.server import registry  # noqa: E402
 from perfalign.server.backends import (  # noqa: E402

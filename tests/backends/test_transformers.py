@@ -5,8 +5,6 @@ import threading
 from pathlib import Path
 
 import pytest
-import torch  # noqa: F401  (the train extra; the test command installs it)
-import transformers  # noqa: F401  (the train extra; the test command installs it)
 
 from perfalign.server import registry  # noqa: E402
 from perfalign.server.backends import (  # noqa: E402
@@ -16,6 +14,8 @@ from perfalign.server.backends import (  # noqa: E402
 )
 from perfalign.server.settings import Settings  # noqa: E402
 from perfalign.training.tiny import build_tiny_model  # noqa: E402
+
+pytestmark = pytest.mark.train
 
 MESSAGES = [{"role": "system", "content": "You are an expert in C."}, {"role": "user", "content": "Optimize this function."}]
 

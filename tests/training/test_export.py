@@ -6,8 +6,6 @@ import json
 import os
 from pathlib import Path
 
-import gguf  # noqa: F401  (the train extra; the test command installs it)
-import peft  # noqa: F401  (the train extra; the test command installs it)
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -16,6 +14,8 @@ from perfalign.training import export, ggufio  # noqa: E402
 from perfalign.training.common import RUN_FILE  # noqa: E402
 from perfalign.training.config import ExportConfig  # noqa: E402
 from perfalign.training.tiny import build_tiny_model  # noqa: E402
+
+pytestmark = pytest.mark.train
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,13 @@ import json
 import os
 from pathlib import Path
 
-import trl  # noqa: F401  (the train extra; the test command installs it)
+import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.train
 
 
 def test_gpu_loop_runs_every_stage_and_writes_the_card(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-import trl  # noqa: F401  (the train extra; the test command installs it)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -15,6 +14,8 @@ from perfalign.training import common  # noqa: E402
 from perfalign.training.config import DPOConfig, RewardConfig, SFTConfig  # noqa: E402
 from perfalign.training.data import write_jsonl  # noqa: E402
 from perfalign.training.tiny import build_tiny_model  # noqa: E402
+
+pytestmark = pytest.mark.train
 
 SLOW = "int sum(const int *a, int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += a[i];\n    return s;\n}"
 FAST = "int sum(const int *restrict a, int n) {\n    long s = 0;\n#pragma omp simd reduction(+:s)\n    for (int i = 0; i < n; i++) s += a[i];\n    return (int)s;\n}"
