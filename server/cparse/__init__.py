@@ -11,7 +11,6 @@ what the verifier's harness reads a function with.
 from ..errors import CParseError
 from ._annotations import parse_annotations
 from ._body import LoopRange, global_writes, index_expressions, loop_ranges
-from ._compile_db import compile_flags_for
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
 from ._tree import first_error_line, language_for, node_text, parse, walk
@@ -23,7 +22,6 @@ __all__ = [
     "LoopRange",
     "Param",
     "Role",
-    "compile_flags_for",
     "find_function",
     "first_error_line",
     "global_writes",

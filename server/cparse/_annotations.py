@@ -50,7 +50,7 @@ def _split_items(text: str) -> list[str]:
 
 
 def parse_annotations(comment: str) -> dict[str, Any]:
-    """Parse ``perfalign: size(a)=n*n, range(idx)=0..n-1, value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6``.
+    """Parse ``perfalign: size(a)=n*n, range(idx)=0..n-1, value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6, noalias``.
 
     Returns ``{"size": {"a": "n*n"}, "range": {...}, "value": {...}, "min": {...}, "type": {...}, "tolerance": 1e-6}``;
     an item perfalign does not understand is kept under ``"unknown"`` so the verifier can say so.
@@ -59,6 +59,9 @@ def parse_annotations(comment: str) -> dict[str, Any]:
     for m in _ANNOTATION.finditer(comment):
         body = m.group(1)
         for item in _split_items(body):
+            if item.strip() == "noalias":
+                out["noalias"] = True  # the callers never pass one buffer for two parameters
+                continue
             im = _ITEM.match(item)
             if not im:
                 out.setdefault("unknown", []).append(item)

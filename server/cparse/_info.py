@@ -30,6 +30,7 @@ class Param:
     size_expr: str | None = None  # element count as a C expression of the other parameters, when known
     pointer_depth: int = 0
     is_reference: bool = False
+    is_restrict: bool = False  # a pointer declared ``restrict``: never given the same buffer as another parameter
     reason: str = ""  # why the role is UNSUPPORTED
 
 

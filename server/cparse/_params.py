@@ -6,7 +6,7 @@ from typing import Any
 
 from ._info import Param, Role
 from ._tree import function_declarator, node_text, walk
-from ._types import FLOAT_WORDS, INTEGER_WORDS, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
+from ._types import FLOAT_WORDS, RESTRICT, INTEGER_WORDS, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
 
 
 def read_params(node: Any, language: str, template_params: list[str]) -> list[Param]:
@@ -29,10 +29,12 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
         depth = 0
         ref = False
         inner_const = False
+        restrict = False
         arrays = 0
         while decl is not None and decl.type in {"pointer_declarator", "reference_declarator", "array_declarator", "abstract_pointer_declarator"}:
             if decl.type == "pointer_declarator":
                 depth += 1
+                restrict = restrict or any(node_text(c) in RESTRICT for c in decl.children if c.type == "type_qualifier")
                 if any(node_text(c) == "const" for c in decl.children if c.type == "type_qualifier") and depth > 1:
                     inner_const = True
             elif decl.type == "reference_declarator":
@@ -48,7 +50,8 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
         if arrays:
             depth += arrays
         type_text = normalize_type(" ".join(leading_quals + [base]) + " " + "*" * depth + ("&" if ref else ""))
-        param = Param(name=name, type=type_text, is_const=is_const, element_type=elem, pointer_depth=depth, is_reference=ref)
+        param = Param(name=name, type=type_text, is_const=is_const, element_type=elem, pointer_depth=depth, is_reference=ref,
+                      is_restrict=restrict)
         _classify(param, language, template_params, inner_const)
         params.append(param)
     if len(params) == 1 and params[0].type == "void" and params[0].pointer_depth == 0:

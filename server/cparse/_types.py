@@ -11,6 +11,7 @@ INTEGER_WORDS = {
 }
 FLOAT_WORDS = {"float", "double", "long double"}
 QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__"}
+RESTRICT = {"restrict", "__restrict", "__restrict__"}
 
 
 def normalize_type(text: str) -> str:

@@ -142,6 +142,63 @@ def find_race(
     return describe_race(ran.stderr, sources)
 
 
+def race_in_candidate(
+    c_sources: list[Path],
+    units: list[Path],
+    *,
+    flags: list[str],
+    language: str,
+    workdir: Path,
+    threads: int,
+    commands: bytes,
+    settings: Settings,
+    cancel: threading.Event | None = None,
+) -> str | None:
+    """Build a candidate's worker with ThreadSanitizer and Archer, run it on recorded commands, describe the first race.
+
+    ``c_sources`` are C files (the worker), ``units`` the function's own units
+    (the glue and the candidate), compiled with the user's ``flags`` but no
+    optimisation flags. The candidate is compiled from the same text as for
+    timing. Returns None when no race was seen, when the build or run failed
+    for another reason, or when clang or Archer is not installed.
+    """
+    if not archer_available():
+        return None
+    clang = _clang(language)
+    if clang is None:
+        return None
+    binary = workdir / "race_check"
+    keep = [f for f in flags if not f.startswith("-O") and f != "-fopenmp" and not f.startswith("-falign")]
+    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0", "-w", *keep]
+    if language == "cpp":
+        argv += ["-x", "c", *map(str, c_sources), "-x", "none"]
+    else:
+        argv += [str(s) for s in c_sources]
+    argv += [str(s) for s in units] + ["-o", str(binary), "-lm"]
+    built = sandbox.run(
+        argv,
+        cwd=workdir,
+        limits=sandbox.Limits(wall_s=settings.compile_timeout_s, memory_bytes=0),
+        cancel=cancel,
+        sandbox=settings.sandbox,
+        readable=list(c_sources) + list(units),
+    )
+    if not built.ok:
+        return None
+    ran = sandbox.run(
+        [str(binary)],
+        cwd=workdir,
+        stdin=commands,
+        limits=sandbox.Limits(wall_s=settings.run_timeout_s * 4, cpu_s=settings.run_timeout_s * 8, memory_bytes=0),
+        env=_race_env(threads),
+        cancel=cancel,
+        sandbox=settings.sandbox,
+    )
+    if ran.timed_out or ran.cancelled:
+        return None
+    return describe_race(ran.stderr, list(units))
+
+
 LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"([^"]+)"')
 
 

@@ -396,8 +396,8 @@ def _argv_paths(argv: list[str]) -> list[str]:
     return found
 
 
-def _bwrap_argv(argv: list[str], cwd: Path, readable: list[str], uid: int | None) -> list[str]:
-    args = _bwrap_base(_hardening)
+def _bwrap_argv(argv: list[str], cwd: Path, readable: list[str], uid: int | None, extra: list[str] | None = None) -> list[str]:
+    args = _bwrap_base(_hardening) + list(extra or [])
     system = SYSTEM_DIRS + SYSTEM_LINKS_OR_DIRS
     made: set[str] = {"/", "/tmp"}
 
@@ -424,6 +424,32 @@ def _bwrap_argv(argv: list[str], cwd: Path, readable: list[str], uid: int | None
     if uid is not None:
         args += _setpriv(uid)
     return args + argv
+
+
+@dataclass
+class _Launch:
+    """How a command is started: its full argv (bubblewrap and setpriv included), as which user, with what limit."""
+
+    argv: list[str]
+    uid: int | None  # the throw-away uid the command runs as (perfalign runs as root), else None
+    popen_uid: int | None  # the uid subprocess switches to itself (None under bubblewrap: setpriv does it)
+    nproc: int | None
+
+
+def _launch(argv: list[str], cwd: Path, limits: Limits, use_bwrap: bool, readable: list[str],
+            extra_bwrap: list[str] | None = None) -> _Launch:
+    uid: int | None = None
+    nproc: int | None
+    if _is_root() and _can_drop_root():
+        uid = _sandbox_uid(cwd)
+        nproc = limits.processes
+        _hand_over(cwd, uid)
+    else:
+        nproc = _tasks_of_uid(os.getuid()) + limits.processes
+    if not use_bwrap:
+        return _Launch(argv, uid, uid, nproc)
+    # bubblewrap starts as root; setpriv drops to ``uid`` inside.
+    return _Launch(_bwrap_argv(argv, cwd, readable + _argv_paths(argv), uid, extra_bwrap), uid, None, nproc)
 
 
 class _Collector(threading.Thread):
@@ -502,22 +528,11 @@ def _run(
     readable: list[str],
 ) -> RunResult:
     start = time.monotonic()
-    uid: int | None = None
-    nproc: int | None
-    if _is_root() and _can_drop_root():
-        uid = _sandbox_uid(cwd)
-        nproc = limits.processes
-        try:
-            _hand_over(cwd, uid)
-        except OSError as exc:
-            return RunResult(126, "", f"cannot prepare the work directory {cwd}: {exc.strerror}", 0.0)
-    else:
-        nproc = _tasks_of_uid(os.getuid()) + limits.processes
-    full_argv = argv
-    popen_uid = uid
-    if use_bwrap:
-        full_argv = _bwrap_argv(argv, cwd, readable + _argv_paths(argv), uid)
-        popen_uid = None  # bubblewrap starts as root; setpriv drops to ``uid`` inside
+    try:
+        launch = _launch(argv, cwd, limits, use_bwrap, readable)
+    except OSError as exc:
+        return RunResult(126, "", f"cannot prepare the work directory {cwd}: {exc.strerror}", 0.0)
+    uid, nproc, full_argv, popen_uid = launch.uid, launch.nproc, launch.argv, launch.popen_uid
     exceeded = threading.Event()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -590,3 +605,159 @@ def _run(
         output_exceeded=exceeded.is_set(),
         sandboxed=use_bwrap,
     )
+
+
+# --------------------------------------------------------------------------- long-lived processes
+
+
+class Spawned:
+    """A sandboxed command that keeps running while its parent talks to it (a verification worker).
+
+    ``pid`` is the command's own process id as perfalign sees it (under
+    bubblewrap the command is the namespace's first process, with no reaper in
+    between), so that perfalign can stop, continue and account it. The
+    command's stdout and stderr are collected (capped) as for :func:`run`.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], pid: int, uid: int | None, use_bwrap: bool,
+                 collectors: list[_Collector], exceeded: threading.Event) -> None:
+        self.proc = proc
+        self.pid = pid
+        self.uid = uid
+        self.sandboxed = use_bwrap
+        self._collectors = collectors
+        self.output_exceeded = exceeded
+
+    def signal(self, sig: int) -> None:
+        try:
+            os.kill(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        """End the command and everything it started."""
+        self.signal(signal.SIGKILL)
+        kill_group(self.proc)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.uid is not None and not self.sandboxed:
+            _kill_uid(self.uid)
+        for c in self._collectors:
+            c.join(timeout=2.0)
+            if not c.is_alive():
+                try:
+                    os.close(c.fd)
+                except OSError:
+                    pass
+
+    def stdout(self) -> str:
+        return self._collectors[0].text()
+
+    def stderr(self) -> str:
+        return self._collectors[1].text()
+
+    def returncode(self) -> int | None:
+        code = self.proc.poll()
+        if self.sandboxed and code is not None and 128 < code <= 128 + 64:
+            code = -(code - 128)
+        return code
+
+
+def spawn(
+    argv: list[str],
+    *,
+    cwd: Path,
+    fds: dict[int, int],
+    limits: Limits = Limits(),
+    env: dict[str, str] | None = None,
+    sandbox: bool | None = None,
+    readable: tuple[Path, ...] | list[Path] = (),
+) -> Spawned:
+    """Start ``argv`` in ``cwd`` under ``limits`` and leave it running; ``fds`` maps child fd -> parent fd.
+
+    The child's fd 0 and the numbers in ``fds`` are the only descriptors it
+    inherits (besides its stdout and stderr pipes). Raises ``OSError`` when the
+    command cannot be started.
+    """
+    want = _enabled if sandbox is None else sandbox
+    use_bwrap = False
+    if want:
+        use_bwrap, _ = _probe()
+    _warn_once(sandbox_status(want))
+    cwd = Path(cwd).resolve()
+    info_r = info_w = -1
+    extra: list[str] = []
+    if use_bwrap:
+        info_r, info_w = os.pipe()
+        extra = ["--as-pid-1", "--info-fd", str(info_w)]
+    launch = _launch(argv, cwd, limits, use_bwrap, [str(p) for p in readable], extra)
+    exceeded = threading.Event()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    limit = _limit_preexec(limits, launch.nproc)
+    wanted = dict(fds)
+    if use_bwrap:
+        wanted[info_w] = info_w  # bubblewrap writes the command's pid here
+
+    def prepare() -> None:
+        limit()
+        # Move every inherited descriptor out of the way first, then to its number.
+        moved = {child: os.dup(parent) for child, parent in wanted.items()}
+        for child, fd in moved.items():
+            os.dup2(fd, child)
+            os.close(fd)
+
+    stdin_fd = wanted.pop(0, None)
+    try:
+        proc = subprocess.Popen(
+            launch.argv,
+            cwd=cwd,
+            env=_child_env(env, cwd, use_bwrap, limits),
+            stdin=stdin_fd if stdin_fd is not None else subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+            preexec_fn=prepare,
+            pass_fds=tuple(wanted),
+            user=launch.popen_uid,
+            group=launch.popen_uid,
+            extra_groups=[] if launch.popen_uid is not None else None,
+        )
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+        if info_w >= 0:
+            os.close(info_w)
+    collectors = [_Collector(out_r, limits.output_bytes, exceeded), _Collector(err_r, limits.output_bytes, exceeded)]
+    for c in collectors:
+        c.start()
+    pid = proc.pid
+    if use_bwrap:
+        pid = _child_pid(info_r, proc)
+    return Spawned(proc, pid, launch.uid, use_bwrap, collectors, exceeded)
+
+
+def _child_pid(info_r: int, proc: subprocess.Popen[bytes]) -> int:
+    """The sandboxed command's pid, from bubblewrap's info (a JSON object with ``child-pid``)."""
+    import json
+
+    data = b""
+    try:
+        while True:
+            chunk = os.read(info_r, 4096)
+            if not chunk:
+                break
+            data += chunk
+            try:
+                return int(json.loads(data.decode())["child-pid"])
+            except (ValueError, KeyError):
+                continue
+    finally:
+        os.close(info_r)
+    proc.kill()
+    raise OSError(f"bubblewrap did not report its command's pid ({data[:80]!r})")

@@ -21,14 +21,19 @@ for _kind, _names in {
     "process control": (
         "system popen pclose fork vfork clone clone3 execl execlp execle execv execvp execvpe execve fexecve "
         "posix_spawn posix_spawnp kill killpg raise setsid daemon ptrace syscall prctl setuid setgid seteuid "
-        "setegid setreuid setregid chroot mount umount unshare setns pthread_kill sigaction signal wait waitpid"
+        "setegid setreuid setregid chroot mount umount unshare setns pthread_kill sigaction signal wait waitpid "
+        "sigprocmask pthread_sigmask sched_setaffinity pthread_setaffinity_np sched_setscheduler setpriority nice "
+        "process_vm_readv process_vm_writev personality"
     ),
+    "threads": "pthread_create thrd_create thread jthread async",
     "file access": (
         "fopen fopen64 freopen fdopen open open64 openat creat unlink unlinkat remove rename renameat mkdir "
         "mkdirat rmdir chmod fchmod chown fchown lchown truncate ftruncate symlink link mkfifo mknod opendir "
         "readdir tmpfile tmpnam mkstemp mkdtemp chdir fchdir read write pread pwrite readv writev dup dup2 "
         "ioctl fcntl sendfile splice ofstream ifstream fstream filebuf basic_ofstream basic_ifstream "
-        "basic_fstream filesystem getenv setenv putenv"
+        "basic_fstream filesystem getenv secure_getenv __secure_getenv setenv putenv environ __environ "
+        "openat64 openat2 pread64 pwrite64 preadv pwritev readlink readlinkat stat lstat fstatat statx access "
+        "faccessat getline getdelim fgets fread fwrite fscanf"
     ),
     "network access": (
         "socket socketpair connect bind listen accept accept4 send sendto sendmsg recv recvfrom recvmsg "
@@ -154,12 +159,53 @@ def _text(node: Any) -> str:
     return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
 
 
+# Code that runs before main, or that asks which sanitizer it is built with (a candidate that took a safe path
+# only under ThreadSanitizer would pass the race check and race when timed).
+HIDDEN_CODE = re.compile(
+    r"__attribute__\s*\(\([^;{]*?\b(constructor|destructor|section|init_priority|weak|alias|ifunc|used)\b"
+    r"|\[\[\s*gnu\s*::\s*(constructor|destructor|section|init_priority|weak|alias|ifunc|used)\b"
+    r"|\.(pre)?init_array|\.fini_array"
+)
+SANITIZER_WORDS = re.compile(
+    r"__SANITIZE_\w+__|__has_feature|__has_builtin\s*\(\s*__\w*san|\b(thread|address|memory|undefined)_sanitizer\b"
+    r"|\b__(tsan|asan|msan|ubsan|lsan|sanitizer)\w*"
+)
+INCLUDE_NEXT = re.compile(r"^\s*#\s*include_next\b", re.MULTILINE)
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]*)"', re.MULTILINE)
+
+
+def _hidden(candidate: str, original: str) -> str | None:
+    """Code before main, sanitizer detection, and includes that reach past the headers the original uses."""
+    code = _without_comments(candidate)
+    before = _without_comments(original)
+    if (m := HIDDEN_CODE.search(code)) and not HIDDEN_CODE.search(before):
+        return (f"uses {m.group(0).strip()!r}: code that runs before main or that the linker places itself, "
+                "which the original code does not; rewrites may only compute")
+    if (m := SANITIZER_WORDS.search(code)) and not SANITIZER_WORDS.search(before):
+        return (f"asks which sanitizer it is built with ({m.group(0)}); the race check must see the code that is "
+                "timed")
+    if INCLUDE_NEXT.search(code) and not INCLUDE_NEXT.search(before):
+        return "uses #include_next, which the original code does not"
+    known = set(QUOTED_INCLUDE.findall(before))
+    for name in QUOTED_INCLUDE.findall(code):
+        if name not in known:
+            return f'includes "{name}", which the original code does not; a rewrite uses the headers it has'
+    return None
+
+
+def _without_comments(text: str) -> str:
+    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.DOTALL)
+
+
 def screen(candidate: str, original: str, language: str) -> str | None:
     """The one-line reason to reject ``candidate`` (status ``rejected_unsafe``), or None.
 
     Anything the original itself uses (a function, a header, inline assembly)
     is allowed in the candidate too.
     """
+    hidden = _hidden(candidate, original)
+    if hidden:
+        return hidden
     cand = uses(candidate, language)
     orig = uses(original, language)
     for name in sorted(cand.names - cand.declared - orig.names):

@@ -1,69 +1,83 @@
 """Compile, check and time a candidate rewrite of a C or C++ function against the original.
 
 ``FunctionVerifier.prepare()`` does the work shared by all candidates of one
-function once: it plans the harness, builds the original, confirms the array
-sizes by running the original under AddressSanitizer on exactly sized
-buffers, picks the problem size and checks the harness agrees with itself.
-``verify(code)`` then builds one candidate, checks it on many sizes and seeds
-(and, for OpenMP, repeatedly at 2 and 4 threads) and times it interleaved with
-the original in one process. Every compile and run goes through
-``sandbox.run``.
+function once: it plans the harness, builds the original's worker, sizes the
+arrays and learns the original's domain by running it under AddressSanitizer
+and UndefinedBehaviorSanitizer (``_probe``), picks the problem size, and
+checks the original against itself in two processes. ``verify(code)`` then
+screens the candidate, builds its worker, checks it against the original on
+every case (OpenMP: at 1, 2, 3, 4 and 8 threads, repeatedly, and for data
+races at the timing size), and times the two interleaved, each call on fresh
+inputs and checked (``_pair``). The original and the candidate never share
+a process; perfalign measures the time and reads the results itself. Every
+build and run goes through the sandbox.
 """
 from __future__ import annotations
 
+import importlib.resources
 import math
 import os
+import random
 import re
 import secrets
 import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+
+import numpy as np
 
 from .. import cparse
 from ..cparse import CParseError, FunctionInfo
 from ..errors import HarnessError, bug_message
 from ..settings import Settings, find_config, read_config
 from ..verdict import Status, Verdict
-from . import _harness as harness
+from . import _cases, _plan, _units
 from . import _sandbox as sandbox
 from . import _stats as stats
-from ._harness import HarnessPlan
+from ._cases import Case, Domain
+from ._compare import first_difference
+from ._pair import Outcome, Pair, Timings, describe_failure
+from ._plan import HarnessPlan
+from ._probe import ProbeFailure, Prober
 from ._project import project_route, verify_with_project
-from ._race import find_race
+from ._race import race_in_candidate
 from ._sandbox import Cancelled, Limits, RunResult
 from ._screen import screen
+from ._toolchain import Toolchain, compiler_error, link_error
+from ._units import ArrayProfile, ScalarProfile
+from ._worker import Interface, Worker, WorkerFailure, encode, setup_payload
 
-ASAN_ENV = "detect_leaks=0:halt_on_error=0:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=0"
 MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
 RUN_MEMORY = 4 * 1024**3
-PROBE_SIZES = [0, 1, 2, 3, 5, 8, 13, 32]
-MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
-MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost the original, estimated
 RACE_REPS = 20
-RACE_COST_MS = 4.0
+RACE_MEMORY = 64 * 1024**2  # the largest inputs the race detector runs on (its shadow memory is several times that)
+RACE_SMALL_CALLS = 12  # calls on small inputs under ThreadSanitizer, before one at the timing size
 WARMUPS = 2
-DEFAULT_RTOL = -1.0  # the driver's defaults: 1e-6 relative for double, 1e-3 for float
-_OMP = re.compile(r"#\s*pragma\s+omp\b|\bomp_\w+\s*\(|<omp\.h>")
+CHECK_THREADS = [1, 2, 3, 4, 8]  # OpenMP candidates are checked at each (more threads than cores is fine)
+CALIBRATE_S = 6.0
 
 
 @dataclass
 class _Prepared:
     plan: HarnessPlan
+    iface: Interface
     choice: list[int]
-    orig_obj: Path
-    driver_obj: Path
+    domain: Domain
+    toolchain: Toolchain
+    glue_obj: Path
+    worker_obj: Path
+    glue_src: Path
+    worker_src: Path
+    original_exe: Path
     problem_size: int
     baseline_ms: float
-    check_cases: list[str]
-    race_cases: list[str]
-    rtol: float
-    flags: list[str]
-    link_flags: list[str]
+    cost: Callable[[int], float] | None
+    rtol: float | None
     notes: list[str] = field(default_factory=list)
 
 
@@ -105,7 +119,7 @@ class FunctionVerifier:
         self._counter = 0
         self._lock = threading.Lock()
         self._project_path = False  # perfalign.toml's project commands verify this function
-        self._token = secrets.token_hex(8)  # the driver signs its final lines with it
+        self._rng = random.Random(secrets.randbits(64))
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -227,234 +241,253 @@ class FunctionVerifier:
                 return dict(functions[key])
         return {}
 
-    def _flags(self) -> tuple[list[str], list[str]]:
-        flags = list(self.settings.cflags)
-        if self.source_path is not None:
-            flags += cparse.compile_flags_for(self.source_path)
-            folder = self.source_path.resolve().parent
-            if re.search(r'#\s*include\s*"', self.source_text) and _others_can_read(folder):
-                flags.append(f"-iquote{folder}")
-        link: list[str] = ["-lm"]
-        if self.mode == "openmp" or _OMP.search(self.source_text):
-            flags.append("-fopenmp")
-            link.append("-fopenmp")
-        return flags, link
-
     def _prepare(self) -> _Prepared:
         self.progress("analysing the function")
         info = self._info()
         try:
-            plan = harness.make_plan(info, self._config(info))
+            plan = _plan.make_plan(info, self._config(info))
         except HarnessError as exc:
             raise _Stop(self._verdict(Status.UNSUPPORTED, exc.message)) from None
-        flags, link = self._flags()
         work = self.workdir
+        tool = Toolchain.for_function(self.settings, self.language, self.mode, self.source_text, self.source_path,
+                                      headers=work / "headers")
         ext = ".cpp" if self.language == "cpp" else ".c"
-        orig_src = work / f"original{ext}"
-        self_src = work / f"selfcheck{ext}"
-        driver_src = work / f"driver{ext}"
-        context = info.context
-        orig_src.write_text(harness.unit_source(plan, "o", info.text, context=context, with_type_glue=True, namespaces=info.namespaces))
-        self_src.write_text(harness.unit_source(plan, "c", info.text, context=context, with_type_glue=False, namespaces=info.namespaces))
-        driver_src.write_text(harness.driver_source(self.language))
+        glue_src, side_src, worker_src = work / f"glue{ext}", work / f"original{ext}", work / "worker.c"
+        glue_src.write_text(_units.glue_source(plan))
+        side_src.write_text(_units.unit_source(plan, info.text, context=info.context, namespaces=info.namespaces))
+        worker_src.write_text(importlib.resources.files(__package__).joinpath("worker.c").read_text())
         self.progress("building the original")
         t0 = time.monotonic()
         dirs = [self._job() for _ in range(4)]
-        orig_obj, self_obj, driver_obj, asan_exe = dirs[0] / "original.o", dirs[1] / "selfcheck.o", dirs[2] / "driver.o", dirs[3] / "probe"
+        glue_obj, side_obj, worker_obj, probe_exe = (dirs[0] / "glue.o", dirs[1] / "original.o", dirs[2] / "worker.o",
+                                                      dirs[3] / "probe")
         jobs = [
-            (self._compile_cmd([orig_src], orig_obj, flags), "the original"),
-            (self._compile_cmd([self_src], self_obj, flags), "the original"),
-            (self._compile_cmd([driver_src], driver_obj, flags), "the harness driver"),
-            (self._asan_cmd([driver_src, orig_src], asan_exe, flags, link), "the original"),
+            (tool.compile([glue_src], glue_obj), "the harness"),
+            (tool.compile([side_src], side_obj), "the original"),
+            (tool.compile_worker(worker_src, worker_obj), "the harness"),
+            (tool.sanitized(worker_src, [glue_src, side_src], probe_exe), "sanitizers"),
         ]
         results = self._parallel([cmd for cmd, _ in jobs], self.settings.compile_timeout_s, cwds=dirs)
         for (cmd, what), res in zip(jobs, results):
             if not res.ok:
                 self._check_cancel()
-                missing = re.search(r"undefined reference to [`']([^'`]+)'", res.stderr)
-                if missing:
-                    symbol = re.sub(r"^perfalign_[oc]_", "", missing.group(1))
-                    raise _Stop(self._verdict(
-                        Status.UNSUPPORTED,
-                        f"{info.qualified_name} uses '{symbol}', which this file does not define; perfalign builds the "
-                        "function with the helpers in its own file (a [project] table in perfalign.toml can use the "
-                        "project's build instead)",
-                    ))
-                if what == "the original" and "-fsanitize=address" in cmd and all(r.ok for r in results[:3]):
-                    raise _Stop(self._verdict(Status.UNSUPPORTED, "cannot build the original with AddressSanitizer: " + _compiler_error(res)))
-                if _compiler_error(res).startswith("glue"):
-                    raise _Stop(self._verdict(
-                        Status.UNSUPPORTED,
-                        f"cannot generate inputs for {info.qualified_name}: a parameter or the return value is not a "
-                        f"number, an array of numbers, a string or a std::vector of numbers ({_compiler_error(res)})",
-                    ))
-                hint = "" if self.source_path else " (give the file's path so its includes are found)"
-                raise _Stop(self._verdict(
-                    Status.UNSUPPORTED,
-                    f"{info.qualified_name} does not compile on its own{hint}: {_compiler_error(res)}",
-                    phases={"compile": round(time.monotonic() - t0, 3)},
-                ))
-        self.progress("confirming array sizes with AddressSanitizer")
-        rtol = plan.tolerance if plan.tolerance is not None else DEFAULT_RTOL
-        choice, skip_zero = self._probe(plan, asan_exe, rtol)
-        link_dir = self._job()
-        self_exe = link_dir / "selfcheck"
-        res = self._run(self._link_cmd([driver_obj, orig_obj, self_obj], self_exe, link), self.settings.compile_timeout_s, cwd=link_dir)
+                self._build_failure(res, what, info, results, time.monotonic() - t0)
+        exe_dir = self._job()
+        original_exe = exe_dir / "original"
+        res = self._run(tool.link_exe([worker_obj, glue_obj, side_obj], original_exe), self.settings.compile_timeout_s,
+                        cwd=exe_dir)
         if not res.ok:
-            raise _Stop(self._verdict(Status.UNSUPPORTED, "cannot link the harness: " + _compiler_error(res)))
-        self.progress("choosing the problem size")
-        hyp = ",".join(map(str, choice)) or "0"
-        res = self._run(
-            [str(self_exe), "calibrate", hyp, repr(rtol), str(self.settings.min_time_ms), str(MEMORY_CAP), "6"],
-            self.settings.run_timeout_s, env=self._env(1),
-        )
-        size_line = re.search(r"PF_SIZE (\d+) ([\d.eE+-]+)", res.stderr)
-        if not size_line:
-            raise _Stop(self._verdict(Status.UNSUPPORTED, "the original fails when run on generated inputs: " + _run_failure(res)))
-        n = int(size_line.group(1))
-        baseline = float(size_line.group(2))
-        calibration = [(int(a), float(b)) for a, b in re.findall(r"PF_CAL (\d+) ([\d.eE+-]+)", res.stderr)]
-        cost = _cost_model(calibration, n, baseline, memory_bound=baseline < self.settings.min_time_ms)
-        cases, race = self._cases(plan, n, skip_zero, cost)
+            self._build_failure(res, "the original", info, [res], time.monotonic() - t0)
+        self.progress("confirming array sizes with AddressSanitizer")
+        prober = Prober(probe_exe, plan, job=self._job, env=lambda extra: {**self._env(1, None), **extra},
+                        sandbox=self.settings.sandbox, cancel=self.cancel)
+        try:
+            sized = prober.size()
+            if isinstance(sized, ProbeFailure):
+                raise _Stop(self._verdict(Status.UNSUPPORTED, sized.message))
+            choice, skip_zero = sized
+            self.progress("learning which inputs the original handles")
+            domain, notes = prober.domain(choice, skip_zero)
+        finally:
+            prober.close()
+        rtol = plan.tolerance
+        original = self._start(original_exe, "the original", threads=1, lockdown=self._original_lockdown(tool))
+        try:
+            iface = original.hello()
+            self.progress("choosing the problem size")
+            n, baseline, points = self._calibrate(original, iface, plan, choice)
+            domain = self._refine_domain(original, iface, plan, choice, domain, notes)
+        finally:
+            original.close()
+        cost = _cost_model(points, n, baseline, memory_bound=baseline < self.settings.min_time_ms)
+        prepared = _Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
+                             n, baseline, cost, rtol, notes)
         self.progress("checking the harness on the original")
-        timeout = min(self.settings.run_timeout_s, 3 * self._check_timeout(baseline))
-        res = self._run([str(self_exe), "check", hyp, repr(rtol), "1", *cases], timeout, env=self._env(1))
-        if res.timed_out:
-            # The original is the user's own code and ran clean during calibration: a first timeout here is
-            # far more often a burst of load on the machine than a hang, so it gets one more try.
-            self._check_cancel()
-            self.progress("checking the harness on the original again (the first check ran out of time)")
-            res = self._run([str(self_exe), "check", hyp, repr(rtol), "1", *cases], timeout, env=self._env(1))
-        if not self._checked(res) and "PF_NOMEM" in res.stderr and not res.timed_out:
-            # A check size above the problem size needs more memory than a run may take (sizes like n*n
-            # grow faster than the time estimate says): check up to the problem size only, which fits.
-            cases, race = self._cases(plan, n, skip_zero, None)
-            res = self._run([str(self_exe), "check", hyp, repr(rtol), "1", *cases], timeout, env=self._env(1))
-        if not self._checked(res):
-            self._check_cancel()
-            if res.timed_out:
-                reason = f"checking the original against itself took more than {timeout:.0f} s (is the machine very busy?)"
-            elif "PF_MISMATCH" in res.stderr:
-                reason = (
-                    "the original does not give the same result twice on the same inputs (does it depend on time, "
-                    f"randomness, uninitialised memory or state kept between calls?): {_run_failure(res)}"
-                )
-            else:
-                reason = f"the original fails on generated inputs: {_run_failure(res)}"
-            raise _Stop(self._verdict(Status.UNSUPPORTED, reason))
-        notes = []
+        self._self_check(prepared)
         if skip_zero:
-            notes.append("sizes of 0 are not checked (the original reads an element even then)")
+            prepared.notes.append("sizes of 0 are not checked (the original reads an element even then)")
         self.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
-        return _Prepared(plan, choice, orig_obj, driver_obj, n, baseline, cases, race, rtol, flags, link, notes)
+        return prepared
 
-    def _probe(self, plan: HarnessPlan, exe: Path, rtol: float) -> tuple[list[int], bool]:
-        """Pick, for each array, the first size hypothesis the original runs clean with under ASan."""
-        choice = [0] * len(plan.params)
-        cases = self._probe_cases(plan)
-        skip_zero = False
-        for _ in range(12):
-            self._check_cancel()
-            use = [c for c in cases if not (skip_zero and _has_zero(plan, c))]
-            res = self._run(
-                [str(exe), "probe", ",".join(map(str, choice)) or "0", repr(rtol), *use],
-                self.settings.run_timeout_s, env=self._env(1, asan=True), memory=0,
-            )
-            failures = _asan_failures(res.stderr, use)
-            if res.timed_out:
-                raise _Stop(self._verdict(Status.UNSUPPORTED, "the original did not finish on small inputs under AddressSanitizer within the time limit"))
-            if not failures and res.ok and "PF_DONE" in res.stderr:
-                return choice, skip_zero
-            if not failures:
-                raise _Stop(self._verdict(Status.UNSUPPORTED, "the original fails on generated inputs: " + _run_failure(res)))
-            if not skip_zero and all(_has_zero(plan, case) for case, _, _ in failures):
-                skip_zero = True
-                continue
-            bumped = False
-            unknown = None
-            for case, param, report in failures:
-                if param is None:
-                    unknown = report
+    def _build_failure(self, res: RunResult, what: str, info: FunctionInfo, results: list[RunResult], elapsed: float) -> None:
+        missing = re.search(r"undefined reference to [`']([^'`]+)'", res.stderr)
+        if missing:
+            symbol = re.sub(r"^perfalign_[wg]_", "", missing.group(1))
+            raise _Stop(self._verdict(
+                Status.UNSUPPORTED,
+                f"{info.qualified_name} uses '{symbol}', which this file does not define; perfalign builds the "
+                "function with the helpers in its own file (a [project] table in perfalign.toml can use the "
+                "project's build instead)",
+            ))
+        if what == "sanitizers" and all(r.ok for r in results[:3]):
+            raise _Stop(self._verdict(Status.UNSUPPORTED, "cannot build the original with AddressSanitizer: "
+                                      + compiler_error(res)))
+        if compiler_error(res).startswith("glue"):
+            raise _Stop(self._verdict(
+                Status.UNSUPPORTED,
+                f"cannot generate inputs for {info.qualified_name}: a parameter or the return value is not a "
+                f"number, an array of numbers, a string or a std::vector of numbers ({compiler_error(res)})",
+            ))
+        hint = "" if self.source_path else " (give the file's path so its includes are found)"
+        raise _Stop(self._verdict(
+            Status.UNSUPPORTED,
+            f"{info.qualified_name} does not compile on its own{hint}: {compiler_error(res)}",
+            phases={"compile": round(elapsed, 3)},
+        ))
+
+    def _original_lockdown(self, tool: Toolchain) -> str:
+        return "threads" if tool.openmp else "serial"
+
+    def _calibrate(self, worker: Worker, iface: Interface, plan: HarnessPlan,
+                   choice: list[int]) -> tuple[int, float, list[tuple[int, float]]]:
+        """Grow the problem size until the original takes ``min_time_ms`` per call (or memory or time runs out)."""
+        esizes = [p.esize for p in iface.params]
+        pair = Pair(worker, worker, iface, plan, choice, None)
+        start = time.monotonic()
+        n = chosen = 8
+        t = 0.0
+        points: list[tuple[int, float]] = []
+        prev_total = -1
+        timeout = self.settings.run_timeout_s
+        try:
+            while True:
+                self._check_cancel()
+                case = _cases.case(plan, n, 12345)
+                counts = worker.counts(list(case.lengths), choice, timeout=timeout)
+                total = sum(c * e for c, e in zip(counts, esizes))
+                if total * 3 > MEMORY_CAP:
+                    break
+                if total == prev_total and n > 64 and not plan.lengths:
+                    break  # the size changes nothing the function sees
+                prev_total = total
+                placed = pair.layout(case, counts, 0)
+                assert placed is not None
+                layout, alias_of = placed
+                samples = []
+                for _ in range(2):
+                    Pair.setup(worker, case, counts, layout, alias_of, timeout)
+                    samples.append(worker.call(timeout) * 1e3)
+                t = min(samples)
+                chosen = n
+                points.append((n, t))
+                if t >= self.settings.min_time_ms or time.monotonic() - start > CALIBRATE_S or n > (1 << 40):
+                    break
+                if t < self.settings.min_time_ms / 64:
+                    n *= 4
+                elif t < self.settings.min_time_ms / 3:
+                    n *= 2
+                else:
+                    n = int(n * 1.35) + 1
+        except WorkerFailure as failure:
+            raise _Stop(self._verdict(Status.UNSUPPORTED, "the original fails when run on generated inputs: "
+                                      + describe_failure(failure, "it"))) from None
+        if not points:
+            raise _Stop(self._verdict(Status.UNSUPPORTED, "the original's inputs do not fit in memory even at size 8"))
+        return chosen, t, points
+
+    def _refine_domain(self, worker: Worker, iface: Interface, plan: HarnessPlan, choice: list[int], domain: Domain,
+                       notes: list[str]) -> Domain:
+        """Drop the profiles of finite inputs the original overflows on (its results are then infinite or NaN)."""
+        pair = Pair(worker, worker, iface, plan, choice, plan.tolerance)
+        timeout = self.settings.run_timeout_s
+
+        def finite(probes: list[Case]) -> bool:
+            for probe in probes:
+                counts = pair.counts(probe, timeout)
+                placed = pair.layout(probe, counts, 0)
+                if placed is None:
                     continue
-                pp = plan.params[param]
-                if pp.stated:
-                    raise _Stop(self._verdict(
-                        Status.UNSUPPORTED,
-                        f"the original accesses '{pp.param.name}' beyond the stated size({pp.param.name})="
-                        f"{pp.hypotheses[0]} ({_case_text(plan, case)}); correct the perfalign annotation",
-                    ))
-                if choice[param] + 1 >= len(pp.hypotheses):
-                    raise _Stop(self._verdict(Status.UNSUPPORTED, _size_help(plan, pp)))
-                choice[param] += 1
-                bumped = True
-                break
-            if not bumped:
-                raise _Stop(self._verdict(
-                    Status.UNSUPPORTED,
-                    f"the original has a memory error on generated inputs ({unknown}); if perfalign guessed an "
-                    "array's size or a length's smallest value wrong, state it "
-                    + harness.annotation_hint(plan.function, "size(a)=n*n, min(n)=1"),
-                ))
-        raise _Stop(self._verdict(Status.UNSUPPORTED, _size_help(plan, plan.arrays[0]) if plan.arrays else "cannot size the inputs"))
+                try:
+                    Pair.setup(worker, probe, counts, *placed, timeout)
+                    worker.call(timeout)
+                    got = pair.results(worker, placed[0], counts, timeout)
+                except WorkerFailure:
+                    return False
+                values = [a for i, a in got.arrays.items() if iface.params[i].kind not in (_plan.Kind.IN, _plan.Kind.VEC_IN)]
+                values += [got.returned] if got.returned is not None else []
+                if any(v.dtype.kind == "f" and not np.isfinite(v.astype(np.float64)).all() for v in values):
+                    return False
+            return True
 
-    def _probe_cases(self, plan: HarnessPlan) -> list[str]:
-        cases = [self._case(plan, s, 1) for s in PROBE_SIZES]
-        cases += self._distinct_cases(plan, 1)
-        return list(dict.fromkeys(cases))
-
-    def _distinct_cases(self, plan: HarnessPlan, seed: int) -> list[str]:
-        lengths = plan.lengths
-        out = []
-        if lengths and any(harness.PROBLEM_SIZE in h for pp in plan.arrays for h in pp.hypotheses):
-            # Arrays sized by the problem size, lengths much smaller (and the other way round).
-            for small, big in ((1, 7), (2, 31), (3, 100), (5, 64), (9, 4)):
-                out.append(self._case(plan, big, seed, {pp.index: small for pp in lengths}))
-        if len(lengths) < 2:
-            return out
-        for base in ([2, 3, 5, 7, 11], [6, 1, 4, 9, 3]):
-            vals = base[: len(lengths)]
-            for shift in range(len(vals)):
-                rot = vals[shift:] + vals[:shift]
-                out.append(self._case(plan, max(rot), seed, {pp.index: v for pp, v in zip(lengths, rot)}))
-        return out
-
-    def _case(self, plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None, reps: int = 0) -> str:
-        vals = []
-        for pp in plan.params:
-            if pp.param.role is cparse.Role.LENGTH:
-                v = values.get(pp.index, size) if values else size
-                v = max(v, plan.min_lengths.get(pp.param.name, 0))
-                vals.append(v)
+        arrays = []
+        for profile in domain.arrays:
+            if profile in (ArrayProfile.RANDOM, ArrayProfile.SPECIAL) or finite(_cases.domain_probes(plan, arrays=profile)):
+                arrays.append(profile)
             else:
-                vals.append(0)
-        vals.append(size)
-        text = ",".join(map(str, vals)) + f"@{seed}"
-        return text + (f"*{reps}" if reps else "")
+                notes.append(f"not checked on {profile.name.lower()} inputs: the original overflows on them")
+        scalars = []
+        for scalar in domain.scalars:
+            if scalar is ScalarProfile.RANDOM or finite(_cases.domain_probes(plan, scalars=scalar)):
+                scalars.append(scalar)
+            else:
+                notes.append(f"not checked on {scalar.name.lower()} scalars: the original overflows on them")
+        domain = replace(domain, arrays=tuple(arrays), scalars=tuple(scalars))
+        return self._in_place(worker, iface, plan, choice, domain)
 
-    def _cases(
-        self, plan: HarnessPlan, n: int, skip_zero: bool, cost: Callable[[int], float] | None = None
-    ) -> tuple[list[str], list[str]]:
-        cases = []
-        for s in PROBE_SIZES:
-            for seed in (1, 2, 3):
-                cases.append(self._case(plan, s, seed))
-        for seed in (4, 5):
-            cases += self._distinct_cases(plan, seed)
-        for s in MEDIUM_SIZES:
-            # Sizes above the problem size too, while the original stays cheap there: a candidate that is
-            # wrong only above some size must not pass because this machine picked a small problem size.
-            if s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS):
-                cases += [self._case(plan, s, 6), self._case(plan, s, 7)]
-        cases.append(self._case(plan, n, 8))
-        cases = [c for c in dict.fromkeys(cases) if not (skip_zero and _has_zero(plan, c))]
-        # Repeated OpenMP runs on an input that takes the original a few milliseconds: long enough for the
-        # threads to overlap on a busy machine, short enough to repeat many times.
-        race_size = max(min(n, 2000), n // 8)
-        if cost is not None:
-            while race_size * 2 <= n and cost(race_size * 2) <= RACE_COST_MS:
-                race_size *= 2
-        race = [self._case(plan, race_size, 9), self._case(plan, race_size, 10)]
-        return cases, race
+    def _in_place(self, worker: Worker, iface: Interface, plan: HarnessPlan, choice: list[int], domain: Domain) -> Domain:
+        """Keep the aliased pairs the original works in place with: the shared buffer ends as the output alone would."""
+        pair = Pair(worker, worker, iface, plan, choice, plan.tolerance)
+        timeout = self.settings.run_timeout_s
+        kept = []
+        for a, b in domain.aliases:
+            same = True
+            for probe in _cases.domain_probes(plan, alias=(a, b)):
+                counts = pair.counts(probe, timeout)
+                placed = pair.layout(probe, counts, 0)
+                alone = pair.layout(replace(probe, alias=None), counts, 0)
+                if placed is None or alone is None:
+                    continue
+                try:
+                    Pair.setup(worker, probe, counts, *alone, timeout)
+                    worker.call(timeout)
+                    expected = pair.results(worker, alone[0], counts, timeout).copy()
+                    Pair.setup(worker, probe, counts, *placed, timeout)
+                    worker.call(timeout)
+                    got = pair.results(worker, placed[0], counts, timeout)
+                except WorkerFailure:
+                    same = False
+                    break
+                written = b if plan.params[b].kind == _plan.Kind.OUT else a
+                if first_difference(expected.arrays[written], got.arrays[written], plan.tolerance) is not None:
+                    same = False
+                    break
+            if same:
+                kept.append((a, b))
+        return replace(domain, aliases=tuple(kept))
+
+    def _self_check(self, prepared: _Prepared) -> None:
+        """The original against itself, in two processes, on every check case: the harness agrees with itself."""
+        cases = _cases.check_cases(prepared.plan, prepared.problem_size, prepared.domain, prepared.cost, self._rng)
+        lockdown = self._original_lockdown(prepared.toolchain)
+        for attempt in range(2):
+            timeout = self._call_timeout(prepared.baseline_ms)
+            first = self._start(prepared.original_exe, "the original", threads=1, lockdown=lockdown)
+            second = self._start(prepared.original_exe, "the original (a second run)", threads=1, lockdown=lockdown)
+            try:
+                pair = Pair(first, second, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+                outcome = pair.check(cases, timeout, prime=True)
+            finally:
+                first.close()
+                second.close()
+            if outcome is None:
+                return
+            if outcome.kind == "timeout" and attempt == 0:
+                # The original is the user's own code and ran clean during calibration: a first timeout here is
+                # far more often a burst of load on the machine than a hang, so it gets one more try.
+                self._check_cancel()
+                self.progress("checking the harness on the original again (the first check ran out of time)")
+                continue
+            break
+        self._check_cancel()
+        if outcome.kind == "timeout":
+            reason = f"checking the original against itself took more than {timeout:.0f} s per call (is the machine very busy?)"
+        elif outcome.kind == "incorrect":
+            reason = ("the original does not give the same result twice on the same inputs (does it depend on time, "
+                      f"randomness, uninitialised memory or state kept between calls?): "
+                      f"{outcome.detail.replace('the candidate', 'the second run')}")
+        else:
+            reason = f"the original fails on generated inputs: {outcome.detail.replace('the candidate', 'the original')}"
+        raise _Stop(self._verdict(Status.UNSUPPORTED, reason))
 
     # ------------------------------------------------------------------ verify
 
@@ -491,17 +524,16 @@ class FunctionVerifier:
         cand_info = self._candidate_info(code, info)
         ext = ".cpp" if self.language == "cpp" else ".c"
         src = cand_dir / f"candidate{ext}"
-        src.write_text(harness.unit_source(
-            plan, "c", code, context=info.context, with_type_glue=False,
-            namespaces=harness.namespaces_to_add(plan, cand_info),
-        ))
+        src.write_text(_units.unit_source(plan, code, context=info.context,
+                                          namespaces=_units.namespaces_to_add(plan, cand_info)))
         self.progress("building the candidate")
-        # Compile the candidate and link it with the prepared objects in one compiler run.
         exe_dir = self._job(cand_dir)
-        exe = exe_dir / "harness"
-        argv = self._compile_cmd([src], exe, prepared.flags)
+        exe = exe_dir / "candidate"
+        tool = prepared.toolchain
+        argv = tool.compile([src], exe)
         argv.remove("-c")
-        argv += [str(prepared.driver_obj), str(prepared.orig_obj), *prepared.link_flags]
+        argv[-2:-2] = [str(prepared.worker_obj), str(prepared.glue_obj)]
+        argv += tool.link
         res = self._run(argv, self.settings.compile_timeout_s, cwd=exe_dir)
         phases["compile"] = time.monotonic() - t0
         if not res.ok:
@@ -509,31 +541,27 @@ class FunctionVerifier:
             if res.timed_out:
                 raise _Stop(self._verdict(Status.COMPILE_ERROR, f"the compiler did not finish within {self.settings.compile_timeout_s:.0f} s"))
             if "ld returned" not in res.stderr and "undefined reference" not in res.stderr:
-                raise _Stop(self._verdict(Status.COMPILE_ERROR, _compiler_error(res)))
+                raise _Stop(self._verdict(Status.COMPILE_ERROR, compiler_error(res)))
             hint = ""
             if "omp_" in res.stderr and self.mode != "openmp":
                 hint = " (the candidate uses OpenMP: verify it in openmp mode, the Parallelize action)"
-            raise _Stop(self._verdict(Status.COMPILE_ERROR, "link failed: " + _link_error(res) + hint))
+            raise _Stop(self._verdict(Status.COMPILE_ERROR, "link failed: " + link_error(res) + hint))
         # Check.
         self.progress("checking the candidate")
         t1 = time.monotonic()
-        hyp = ",".join(map(str, prepared.choice)) or "0"
-        base = [str(exe), "check", hyp, repr(prepared.rtol)]
-        timeout = self._check_timeout(prepared.baseline_ms)
+        cases = _cases.check_cases(plan, prepared.problem_size, prepared.domain, prepared.cost, self._rng)
+        threads: list[int] | None = None
         if self.mode == "openmp":
-            thread_counts = sorted({2, 4, self.threads})
-            runs = [(base + ["1", *prepared.check_cases, *[f"{c}*{RACE_REPS}" for c in prepared.race_cases]], t) for t in thread_counts]
-        else:
-            runs = [(base + ["1", *prepared.check_cases], 1)]
-        results = self._parallel([argv for argv, _ in runs], timeout, envs=[self._env(t, passive=True) for _, t in runs])
+            threads = sorted({*CHECK_THREADS, self.threads})
+            cases += _cases.race_cases(plan, prepared.problem_size, prepared.cost, self._rng, RACE_REPS)
+        timeout = self._call_timeout(prepared.baseline_ms)
+        outcome = self._check(prepared, exe, cases, threads, timeout)
         phases["check"] = time.monotonic() - t1
-        for (argv, threads), res in zip(runs, results):
-            if not self._checked(res):
-                self._check_cancel()
-                raise _Stop(self._check_failure(res, timeout, threads if self.mode == "openmp" else None))
+        if outcome is not None:
+            raise _Stop(self._outcome_verdict(outcome))
         if self.mode == "openmp":
             self.progress("looking for data races")
-            race = self._race(prepared, cand_dir, [cand_dir / f"candidate{ext}"], hyp)
+            race = self._race(prepared, src, cand_dir)
             phases["check"] = time.monotonic() - t1
             if race:
                 race = re.sub(r"\bfunction:(\d+)", r"line \1 of the candidate", race)
@@ -542,28 +570,19 @@ class FunctionVerifier:
         self.progress("timing the candidate against the original")
         t2 = time.monotonic()
         reps = max(self.settings.repetitions, 3)
-        res = self._run(
-            [str(exe), "time", hyp, repr(prepared.rtol), str(prepared.problem_size), str(reps), str(WARMUPS), "3",
-             str(self.settings.min_time_ms)],
-            self._time_timeout(prepared.baseline_ms, reps), env=self._env(self.threads, passive=True),
-        )
+        if prepared.baseline_ms < 1.0:
+            reps *= 3  # short calls: the handshake's jitter weighs more, so take more of them
+        timed = self._time(prepared, exe, reps, timeout)
         phases["time"] = time.monotonic() - t2
-        pairs = [(float(a), float(b)) for a, b in re.findall(r"PF_T ([\d.eE+-]+) ([\d.eE+-]+)", res.stderr)]
-        if not res.ok and len(pairs) < 3:
-            self._check_cancel()
-            raise _Stop(self._check_failure(res, self._time_timeout(prepared.baseline_ms, reps), None, timing=True))
-        signed = re.search(rf"PF_TIMED {self._token} (\d+)", res.stderr)
-        if res.ok and (signed is None or int(signed.group(1)) != len(pairs)):
-            raise _Stop(self._verdict(Status.CRASH, "the candidate ended the program or wrote to the harness's output "
-                                      "while it was being timed"))
-        if len(pairs) < 3:
-            raise _Stop(self._check_failure(res, self._time_timeout(prepared.baseline_ms, reps), None, timing=True))
-        baseline = [a for a, _ in pairs]
-        cand = [max(b, 1e-6) for _, b in pairs]
+        if isinstance(timed, Outcome):
+            raise _Stop(self._outcome_verdict(timed))
+        baseline, cand = timed.baseline_ms, [max(b, 1e-6) for b in timed.candidate_ms]
+        if len(baseline) < 3:
+            raise _Stop(self._verdict(Status.CRASH, "the candidate could not be timed"))
         comparison = stats.compare(baseline, cand, threshold=self.settings.threshold)
-        detail = _timing_detail(comparison, len(pairs), self.threads, self.settings.threshold)
+        detail = _timing_detail(comparison, len(baseline), self.threads, self.settings.threshold)
         notes = "; ".join(prepared.notes)
-        verdict = self._verdict(
+        return self._verdict(
             comparison.status,
             detail + (f"; {notes}" if notes else ""),
             speedup=round(comparison.speedup, 4),
@@ -575,22 +594,103 @@ class FunctionVerifier:
             timings={"baseline": [round(x, 5) for x in baseline], "candidate": [round(x, 5) for x in cand]},
             phases={k: round(v, 3) for k, v in phases.items()},
         )
-        return verdict
+
+    def _check(self, prepared: _Prepared, exe: Path, cases: list[Case], threads: list[int] | None,
+               timeout: float) -> Outcome | None:
+        lockdown = "threads" if self.mode == "openmp" else "serial"
+        original = self._start(prepared.original_exe, "the original", threads=1,
+                               lockdown=self._original_lockdown(prepared.toolchain))
+        try:
+            candidate = self._start(exe, "the candidate", threads=max(threads or [1]), lockdown=lockdown)
+        except BaseException:
+            original.close()
+            raise
+        try:
+            candidate.hello()
+            pair = Pair(original, candidate, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+            return pair.check(cases, timeout, threads, progress=self._check_cancel)
+        except WorkerFailure as failure:
+            return Pair(original, candidate, prepared.iface, prepared.plan, prepared.choice,
+                        prepared.rtol)._candidate_failed(failure, timeout, "")
+        finally:
+            original.close()
+            candidate.close()
+
+    def _time(self, prepared: _Prepared, exe: Path, reps: int, timeout: float) -> Timings | Outcome:
+        lockdown = "threads" if self.mode == "openmp" else "serial"
+        original = self._start(prepared.original_exe, "the original", threads=self.threads,
+                               lockdown=self._original_lockdown(prepared.toolchain), passive=False)
+        candidate = None
+        try:
+            candidate = self._start(exe, "the candidate", threads=self.threads, lockdown=lockdown, passive=False)
+            original.hello()
+            candidate.hello()
+            charge = max(0.0, candidate.usage().run_s - original.usage().run_s) * 1e3 / reps
+            pair = Pair(original, candidate, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+            cases = _cases.timing_cases(prepared.plan, prepared.problem_size, reps + WARMUPS, self._rng)
+            return pair.time(cases, WARMUPS, self._time_timeout(prepared.baseline_ms), 3.0, self.threads, charge)
+        except WorkerFailure as failure:
+            pair = Pair(original, candidate or original, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+            return pair._candidate_failed(failure, timeout, "", timing=True)
+        finally:
+            original.close()
+            if candidate is not None:
+                candidate.close()
+
+    def _outcome_verdict(self, outcome: Outcome) -> Verdict:
+        status = {
+            "incorrect": Status.INCORRECT, "crash": Status.CRASH, "timeout": Status.TIMEOUT,
+            "unsafe": Status.REJECTED_UNSAFE, "original": Status.UNSUPPORTED,
+        }[outcome.kind]
+        detail = outcome.detail
+        if outcome.kind == "timeout" and self._prepared is not None:
+            detail += f" (the original takes {self._prepared.baseline_ms:.1f} ms at the largest size)"
+        return self._verdict(status, detail)
 
     def _screen(self, code: str, info: FunctionInfo) -> None:
         reason = screen(code, info.text, self.language)
         if reason:
             raise _Stop(self._verdict(Status.REJECTED_UNSAFE, reason))
 
-    def _race(self, prepared: _Prepared, cand_dir: Path, cand_sources: list[Path], hyp: str) -> str | None:
-        work = self.workdir
-        ext = ".cpp" if self.language == "cpp" else ".c"
-        sources = [work / f"driver{ext}", work / f"original{ext}", *cand_sources]
-        run_args = ["check", hyp, repr(prepared.rtol), "2", *prepared.race_cases[:1]]
-        include_dirs = [self.source_path.resolve().parent] if self.source_path else []
-        return find_race(
-            sources, language=self.language, include_dirs=include_dirs, workdir=cand_dir,
-            threads=max(2, self.threads), run_args=run_args, settings=self.settings, cancel=self.cancel,
+    def _race(self, prepared: _Prepared, candidate_src: Path, cand_dir: Path) -> str | None:
+        """Run the candidate, built with ThreadSanitizer, on many small calls and at the timing size.
+
+        ThreadSanitizer sees a race only where the two accesses meet in its
+        history, so the candidate gets many chances: repeated calls at a size
+        that takes the original a few milliseconds, then the timing size (or
+        the largest that fits in memory), at four threads.
+        """
+        plan = prepared.plan
+        esizes = [p.esize for p in prepared.iface.params]
+        original = self._start(prepared.original_exe, "the original", threads=1,
+                               lockdown=self._original_lockdown(prepared.toolchain))
+        runs: list[tuple[Case, list[int], int]] = []
+        try:
+            small = _cases.race_cases(plan, prepared.problem_size, prepared.cost, self._rng, 1)[0]
+            runs.append((small, original.counts(list(small.lengths), prepared.choice), RACE_SMALL_CALLS))
+            size = prepared.problem_size
+            while True:
+                case = _cases.case(plan, size, self._rng.randrange(1, 1 << 62))
+                counts = original.counts(list(case.lengths), prepared.choice)
+                if sum(c * e for c, e in zip(counts, esizes)) <= RACE_MEMORY or size <= 64:
+                    break
+                size //= 2
+            runs.append((case, counts, 2))
+        except WorkerFailure:
+            return None
+        finally:
+            original.close()
+        threads = max(4, self.threads)
+        commands = encode(6, threads.to_bytes(4, "little"))
+        for case, counts, calls in runs:
+            commands += encode(3, setup_payload(seed=case.seed, array_profile=0, scalar_profile=0,
+                                                lens=list(case.lengths), counts=counts, layout=None,
+                                                alias_of=[-1] * len(counts)))
+            commands += encode(4) * calls
+        return race_in_candidate(
+            [prepared.worker_src], [prepared.glue_src, candidate_src], flags=prepared.toolchain.flags,
+            language=self.language, workdir=self._job(cand_dir), threads=threads, commands=commands + encode(7),
+            settings=self.settings, cancel=self.cancel,
         )
 
     def _candidate_info(self, code: str, info: FunctionInfo) -> FunctionInfo:
@@ -609,102 +709,53 @@ class FunctionVerifier:
             raise _Stop(self._verdict(Status.COMPILE_ERROR, f"the candidate changed the signature: {mismatch}; it must stay {info.signature}"))
         return cand
 
-    def _checked(self, res: RunResult) -> bool:
-        """A check run that went to its end (the driver's signed last line), not one the candidate cut short."""
-        return res.ok and f"PF_OK {self._token}" in res.stderr
-
-    def _check_failure(self, res: RunResult, timeout: float, threads: int | None, *, timing: bool = False) -> Verdict:
-        at = f" at {threads} threads" if threads else ""
-        if res.output_exceeded:
-            return self._verdict(Status.CRASH, "the candidate printed too much output and was stopped" + at)
-        if res.timed_out:
-            return self._verdict(Status.TIMEOUT, f"the candidate did not finish within {timeout:.0f} s{at} (the original takes {self._prepared.baseline_ms if self._prepared else 0:.1f} ms at the largest size)")
-        err = res.stderr
-        m = re.search(r"PF_(MISMATCH|CONSTMOD) (.*)", err)
-        if m:
-            return self._verdict(Status.INCORRECT, m.group(2) + at)
-        m = re.search(r"PF_OOB (.*)", err)
-        if m:
-            return self._verdict(Status.CRASH, m.group(1) + at)
-        m = re.search(r"PF_FAULT (.*)", err)
-        if m:
-            text = m.group(1)
-            if "null pointer" in text:
-                text += f" (if it allocates memory, an allocation may have failed: the limit is {RUN_MEMORY // 1024**2} MiB)"
-            return self._verdict(Status.CRASH, text + at)
-        m = re.search(r"PF_NOMEM (.*)", err)
-        if m:
-            return self._verdict(Status.CRASH, m.group(1))
-        if res.ok:
-            return self._verdict(Status.CRASH, "the candidate ended the program (exit) before the checks finished" + at)
-        return self._verdict(Status.CRASH, "the candidate " + _run_failure(res) + at)
-
     # ------------------------------------------------------------------ processes
 
-    def _compiler(self) -> str:
-        return self.settings.cxx if self.language == "cpp" else self.settings.cc
-
-    def _compile_cmd(self, sources: list[Path], out: Path, flags: list[str]) -> list[str]:
-        # Every function starts on a 64-byte boundary, so identical code has identical layout in both units.
-        return [self._compiler(), *flags, "-fno-lto", "-falign-functions=64", "-w", "-c", *map(str, sources), "-o", str(out)]
-
-    def _asan_cmd(self, sources: list[Path], out: Path, flags: list[str], link: list[str]) -> list[str]:
-        keep = [f for f in flags if not f.startswith("-O")]
-        return [self._compiler(), *keep, "-O1", "-g", "-w", "-fsanitize=address", "-fsanitize-recover=address",
-                "-fno-omit-frame-pointer", "-DPERFALIGN_ORIGINAL_ONLY", *map(str, sources), "-o", str(out), *link]
-
-    def _link_cmd(self, objects: list[Path], out: Path, link: list[str]) -> list[str]:
-        return [self._compiler(), *map(str, objects), "-o", str(out), *link]
-
-    def _env(self, threads: int, *, asan: bool = False, passive: bool = False) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR"}}
-        env.setdefault("PATH", "/usr/bin:/bin")
+    def _env(self, threads: int, lockdown: str | None, *, passive: bool = True) -> dict[str, str]:
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         env.update(OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close" if threads > 1 else "false", OMP_DYNAMIC="false")
-        env["PERFALIGN_RUN_MARK"] = self._token
         if passive:
             # Waiting OpenMP threads sleep instead of spinning: on a busy machine (or with more threads than
             # cores, as in the checks) spinning threads stall a descheduled partner for whole time slices.
             env["OMP_WAIT_POLICY"] = "passive"
-        if asan:
-            env["ASAN_OPTIONS"] = ASAN_ENV
+        if lockdown:
+            env["PF_LOCKDOWN"] = lockdown
         return env
 
-    def _run(
-        self, argv: list[str], timeout: float, *, env: dict[str, str] | None = None, memory: int = RUN_MEMORY,
-        cwd: Path | None = None,
-    ) -> RunResult:
+    def _start(self, exe: Path, name: str, *, threads: int, lockdown: str, passive: bool = True) -> Worker:
+        """A worker in a folder of its own that holds nothing but its own program."""
         self._check_cancel()
-        limits = Limits(wall_s=timeout, cpu_s=max(timeout * 4 * max(self.threads, 4), 30), memory_bytes=memory)
-        readable = [self.workdir] + ([self.source_path.resolve().parent] if self.source_path is not None else [])
-        res = sandbox.run(argv, cwd=cwd or self._job(), limits=limits, env=env or self._env(1), cancel=self.cancel,
-                          readable=readable, sandbox=self.settings.sandbox)
+        cwd = self._job()
+        target = cwd / exe.name
+        shutil.copyfile(exe, target)
+        target.chmod(0o755)
+        limits = Limits(wall_s=24 * 3600, cpu_s=max(self.settings.run_timeout_s * 8, 600), memory_bytes=RUN_MEMORY)
+        return Worker.start(target, name=name, cwd=cwd, limits=limits, env=self._env(threads, lockdown, passive=passive),
+                            sandbox=self.settings.sandbox, cancel=self.cancel)
+
+    def _run(self, argv: list[str], timeout: float, *, cwd: Path | None = None) -> RunResult:
+        self._check_cancel()
+        limits = Limits(wall_s=timeout, cpu_s=max(timeout * 4 * max(self.threads, 4), 30), memory_bytes=RUN_MEMORY)
+        res = sandbox.run(argv, cwd=cwd or self._job(), limits=limits, env=self._env(1, None), cancel=self.cancel,
+                          readable=[self.workdir], sandbox=self.settings.sandbox)
         if res.cancelled:
             raise Cancelled()
         return res
 
-    def _parallel(
-        self, argvs: list[list[str]], timeout: float, *, envs: list[dict[str, str]] | None = None,
-        cwds: list[Path] | None = None,
-    ) -> list[RunResult]:
+    def _parallel(self, argvs: list[list[str]], timeout: float, *, cwds: list[Path] | None = None) -> list[RunResult]:
         if len(argvs) == 1:
-            return [self._run(argvs[0], timeout, env=envs[0] if envs else None, cwd=cwds[0] if cwds else None)]
+            return [self._run(argvs[0], timeout, cwd=cwds[0] if cwds else None)]
         workers = max(1, min(len(argvs), os.cpu_count() or 2))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [
-                pool.submit(self._run, a, timeout, env=envs[i] if envs else None, cwd=cwds[i] if cwds else None)
-                for i, a in enumerate(argvs)
-            ]
-            out = []
-            for f in futures:
-                out.append(f.result())
-        return out
+            futures = [pool.submit(self._run, a, timeout, cwd=cwds[i] if cwds else None) for i, a in enumerate(argvs)]
+            return [f.result() for f in futures]
 
-    def _check_timeout(self, baseline_ms: float) -> float:
-        floor = 20.0 if self.mode == "openmp" else 10.0  # repeated runs at 2 and 4 threads share the cores
-        return min(self.settings.run_timeout_s, max(floor, 60 * baseline_ms / 1000 * 4))
+    def _call_timeout(self, baseline_ms: float) -> float:
+        """How long one call may take while checking: generous, as calls at 8 threads share the cores."""
+        return min(self.settings.run_timeout_s, max(10.0, 40 * baseline_ms / 1000))
 
-    def _time_timeout(self, baseline_ms: float, reps: int) -> float:
-        return min(self.settings.run_timeout_s, max(20.0, 10 * (reps + WARMUPS) * 2 * baseline_ms / 1000))
+    def _time_timeout(self, baseline_ms: float) -> float:
+        return min(self.settings.run_timeout_s, max(20.0, 40 * baseline_ms / 1000))
 
 
 def verify_source(
@@ -779,129 +830,10 @@ def _cost_model(points: list[tuple[int, float]], n: int, t_n: float, *, memory_b
     return cost
 
 
-def _others_can_read(folder: Path) -> bool:
-    """Whether a sandboxed command running as a throw-away user can read ``folder`` (always, unless root)."""
-    if os.geteuid() != 0:
-        return True
-    try:
-        if not folder.stat().st_mode & 0o005 == 0o005:
-            return False
-        return all(p.stat().st_mode & 0o001 for p in folder.parents)
-    except OSError:
-        return False
-
-
 def _squash(text: str, limit: int = 400) -> str:
     """``text`` on one line (its whitespace collapsed), at most ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _compiler_error(res: RunResult) -> str:
-    if res.timed_out:
-        return "the compiler did not finish in time"
-    lines = [l for l in res.stderr.splitlines() if l.strip()]
-    errors = [l for l in lines if re.search(r"\berror\b", l)]
-    line = errors[0] if errors else (lines[0] if lines else f"exit status {res.returncode}")
-    line = re.sub(r"^\S*/(candidate|original|selfcheck|driver)\.(c|cpp):", "", line)
-    line = re.sub(r"^function:(\d+):(\d+):", r"line \1: ", line)
-    line = re.sub(r"^(context|glue):\d+:\d+:", r"\1: ", line)
-    line = re.sub(r"perfalign_[oc]_(\w+)", r"\1", line)
-    return line.strip()
-
-
-def _link_error(res: RunResult) -> str:
-    lines = [l for l in res.stderr.splitlines() if "undefined reference" in l or "multiple definition" in l]
-    if not lines:
-        return _compiler_error(res)
-    line = re.sub(r"^.*?: (undefined reference|multiple definition)", r"\1", lines[0])
-    return re.sub(r"perfalign_[oc]_(\w+)", r"\1", line).strip()
-
-
-def _run_failure(res: RunResult) -> str:
-    m = re.search(r"PF_\w+ (.*)", res.stderr)
-    if m and "PF_CASE" not in m.group(0) and "PF_BUF" not in m.group(0) and "PF_CAL" not in m.group(0):
-        return m.group(1)
-    if res.timed_out:
-        return f"did not finish within {res.wall_s:.0f} s"
-    if res.signal:
-        import signal as _signal
-
-        try:
-            name = _signal.Signals(res.signal).name
-        except ValueError:
-            name = f"signal {res.signal}"
-        if res.signal == 9:
-            return "was killed (SIGKILL; usually the memory limit)"
-        if res.signal == 6 and "bad_alloc" in res.stderr:
-            return "ran out of memory (std::bad_alloc)"
-        return f"crashed ({name})"
-    tail = [l for l in res.stderr.splitlines() if l.strip() and not l.startswith("PF_")]
-    return f"exited with status {res.returncode}" + (f": {tail[-1].strip()}" if tail else "")
-
-
-def _has_zero(plan: HarnessPlan, case: str) -> bool:
-    """True when a length (or the problem size) of ``case`` is 0."""
-    values = case.split("@")[0].split(",")
-    slots = [pp.index for pp in plan.lengths] + [len(values) - 1]
-    return any(values[i] == "0" for i in slots)
-
-
-def _case_text(plan: HarnessPlan, case: str) -> str:
-    vals = case.split("@")[0].split(",")
-    parts = [f"{pp.param.name}={vals[pp.index]}" for pp in plan.lengths]
-    return ", ".join(parts) or f"N={vals[-1]}"
-
-
-def _asan_failures(stderr: str, cases: list[str]) -> list[tuple[str, int | None, str]]:
-    """(case, parameter index or None, report line) for each AddressSanitizer error, by case."""
-    out: list[tuple[str, int | None, str]] = []
-    current = -1
-    bufs: dict[int, tuple[int, int]] = {}
-    seen_cases: set[int] = set()
-    for line in stderr.splitlines():
-        m = re.match(r"PF_CASE (\d+)", line)
-        if m:
-            current = int(m.group(1))
-            bufs = {}
-            continue
-        m = re.match(r"PF_BUF (\d+) (\S+) (\S+)", line)
-        if m:
-            bufs[int(m.group(1))] = (_addr(m.group(2)), _addr(m.group(3)))
-            continue
-        m = re.search(r"ERROR: AddressSanitizer: ([\w-]+) on address (0x[0-9a-f]+)", line)
-        if m and 0 <= current < len(cases) and current not in seen_cases:
-            seen_cases.add(current)
-            addr = int(m.group(2), 16)
-            best = None
-            best_d = 1 << 62
-            for i, (start, end) in bufs.items():
-                d = addr - end if addr >= end else start - addr if addr < start else -1
-                if 0 <= d < best_d and d < 4096:
-                    best, best_d = i, d
-            out.append((cases[current], best, f"{m.group(1)}"))
-        elif re.search(r"ERROR: AddressSanitizer: (\S+)", line) and 0 <= current < len(cases) and current not in seen_cases:
-            seen_cases.add(current)
-            out.append((cases[current], None, re.search(r"ERROR: AddressSanitizer: (.*)", line).group(1)))  # type: ignore[union-attr]
-    return out
-
-
-def _addr(text: str) -> int:
-    try:
-        return int(text, 16)
-    except ValueError:
-        return 0
-
-
-def _size_help(plan: HarnessPlan, pp: harness.ParamPlan) -> str:
-    info = plan.function
-    lengths = [q.param.name for q in plan.lengths]
-    example = f"size({pp.param.name})=2*{lengths[0]}*{lengths[0]}" if lengths else f"size({pp.param.name})=64"
-    return (
-        f"cannot tell how many elements '{pp.param.name}' has (the original reads past every size perfalign tried: "
-        f"{', '.join(h.replace(harness.PROBLEM_SIZE, 'N') for h in pp.hypotheses)}); state its element count "
-        "as an expression of the parameters " + harness.annotation_hint(info, example)
-    )
 
 
 def _signature_mismatch(orig: FunctionInfo, cand: FunctionInfo) -> str | None:
@@ -934,8 +866,8 @@ def _timing_detail(c: stats.Comparison, n: int, threads: int, threshold: float) 
         head = f"{1 / c.speedup:.2f}x slower" if c.speedup > 0 else "slower"
     else:
         head = f"no significant difference (needs the interval above {threshold:.2f}x and p < 0.01)"
-    return (f"{head}: {_ms(c.baseline_ms)} -> {_ms(c.candidate_ms)} (median of {n} interleaved runs, {where}, "
-            f"95% CI {c.ci95[0]:.2f}-{c.ci95[1]:.2f}x, p={c.p_value:.2g})")
+    return (f"{head}: {_ms(c.baseline_ms)} -> {_ms(c.candidate_ms)} (median of {n} interleaved calls on distinct "
+            f"inputs, each checked, {where}, 95% CI {c.ci95[0]:.2f}-{c.ci95[1]:.2f}x, p={c.p_value:.2g})")
 
 
 def _ms(value: float) -> str:

@@ -1,12 +1,11 @@
 """cparse: finding functions, their exact ranges, parameter roles, context and annotations."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from perfalign.server.cparse import CParseError, Role, compile_flags_for, find_function, language_for, list_functions
+from perfalign.server.cparse import CParseError, Role, find_function, language_for, list_functions
 from perfalign.server.verdict import Status
 
 CPP = """#include <vector>
@@ -141,20 +140,6 @@ def test_missing_function_and_syntax_errors_are_unsupported_with_a_reason() -> N
     assert "syntax error at line 1" in bad.value.message
     with pytest.raises(CParseError):
         find_function(C, "c", line=0)
-
-
-def test_compile_flags_come_from_the_nearest_compile_commands(tmp_path: Path) -> None:
-    src = tmp_path / "src" / "k.c"
-    src.parent.mkdir()
-    src.write_text("int k(void) { return 0; }\n")
-    (tmp_path / "build").mkdir()
-    (tmp_path / "build" / "compile_commands.json").write_text(json.dumps([{
-        "directory": str(tmp_path / "build"),
-        "command": f"cc -Iinclude -DFAST=1 -std=c11 -O3 -o k.o -c {src}",
-        "file": str(src),
-    }]))
-    assert compile_flags_for(src) == [f"-I{tmp_path / 'build' / 'include'}", "-DFAST=1", "-std=c11"]
-    assert compile_flags_for(tmp_path.parent / "elsewhere.c") == []
 
 
 def test_listing_is_cheap_enough_for_every_code_action() -> None:

@@ -4,13 +4,9 @@ from __future__ import annotations
 import pytest
 
 from perfalign.server.cparse import find_function, parse_annotations
-from perfalign.server.verify._harness import (
-    HarnessError,
-    Kind,
-    make_plan,
-    top_level_names,
-    unit_source,
-)
+from perfalign.server.errors import HarnessError
+from perfalign.server.verify._plan import Kind, make_plan
+from perfalign.server.verify._units import glue_source, top_level_names, unit_source
 
 MATMUL = """
 void matmul(const double *a, const double *b, double *c, int m, int n, int k) {
@@ -99,12 +95,16 @@ def test_units_rename_every_exported_name_and_drop_what_the_candidate_redefines(
     info = find_function(src, "c", name="f")
     plan = make_plan(info)
     candidate = "double helper(double x) { return x * x; }\nvoid f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = helper(a[i]); }\nint main(void) { return 0; }\n"
-    unit = unit_source(plan, "c", candidate, context=info.context, with_type_glue=False)
+    unit = unit_source(plan, candidate, context=info.context)
     for name in ("f", "helper", "calls"):
-        assert f"#define {name} perfalign_c_{name}" in unit
+        assert f"#define {name} perfalign_w_{name}" in unit
     assert "sqrt" not in unit  # the context's helper gave way to the candidate's
     assert "int main" not in unit
     assert set(top_level_names(candidate, "c")) == {"helper", "f", "main"}
+    # The glue is made from the original's context alone: no function of either side is in it.
+    glue = glue_source(plan)
+    assert "#define helper perfalign_g_helper" in glue and "perfalign_fill" in glue
+    assert "return x * x" not in glue and "perfalign_call" not in glue
 
 
 def test_functions_that_write_globals_are_refused() -> None:

@@ -1,0 +1,187 @@
+"""The inputs a function is checked and timed on: one :class:`Case` per call.
+
+A case gives every length parameter its value and the problem size (for
+arrays no length describes), the seed both workers generate the inputs
+from, how the array elements and the scalars are drawn (the profiles of
+``_units``), and which two pointer parameters share one buffer, if any.
+
+The check cases span the original's domain: every size from 0 to 64, sizes
+one below a multiple of 8, 16, 32 and 64, random sizes, medium sizes while
+the original stays cheap there, the problem size itself; lengths that
+differ from each other; every input profile and scalar profile the
+original handles without undefined behaviour; and aliased calls where the
+original allows them. Seeds are drawn afresh for every verification.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ..cparse import Role
+from ._plan import PROBLEM_SIZE, HarnessPlan, Kind
+from ._units import ArrayProfile, ScalarProfile
+
+PROBE_SIZES = [0, 1, 2, 3, 5, 8, 13, 32]
+SMALL_SIZES = list(range(65))
+ODD_SIZES = [71, 79, 95, 127, 191, 255, 511, 1023]  # one below a multiple of 8, 16, 32 and 64
+MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
+MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost the original, estimated
+RACE_COST_MS = 4.0
+PROFILE_SIZES = [3, 17, 64]  # where each input profile is tried on its own
+ALIAS_SIZES = [1, 7, 33, 64]
+
+
+@dataclass(frozen=True)
+class Case:
+    lengths: tuple[int, ...]  # a value per parameter (used for lengths), then the problem size
+    seed: int
+    arrays: ArrayProfile = ArrayProfile.RANDOM
+    scalars: ScalarProfile = ScalarProfile.RANDOM
+    alias: tuple[int, int] | None = None  # (a, b): parameter b is given parameter a's buffer
+    repeats: int = 1  # the candidate runs it this many times (OpenMP: a race shows on some runs only)
+
+    @property
+    def size(self) -> int:
+        return self.lengths[-1]
+
+    def has_zero(self, plan: HarnessPlan) -> bool:
+        """A length (or the problem size) of 0."""
+        return any(self.lengths[pp.index] == 0 for pp in plan.lengths) or self.lengths[-1] == 0
+
+    def describe(self, plan: HarnessPlan) -> str:
+        parts = [f"{pp.param.name}={self.lengths[pp.index]}" for pp in plan.lengths] or [f"N={self.size}"]
+        if self.arrays is not ArrayProfile.RANDOM:
+            parts.append(f"{self.arrays.name.lower()} inputs")
+        if self.scalars is not ScalarProfile.RANDOM:
+            parts.append(f"{self.scalars.name.lower()} scalars")
+        if self.alias is not None:
+            a, b = self.alias
+            parts.append(f"'{plan.params[b].param.name}' is '{plan.params[a].param.name}'")
+        parts.append(f"seed {self.seed}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """What the original handles: the profiles and aliased pairs it runs cleanly with."""
+
+    arrays: tuple[ArrayProfile, ...] = (ArrayProfile.RANDOM,)
+    scalars: tuple[ScalarProfile, ...] = (ScalarProfile.RANDOM,)
+    aliases: tuple[tuple[int, int], ...] = ()
+    skip_zero: bool = False
+
+
+def case(plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None, **kw: object) -> Case:
+    """Every length ``size`` (or its value in ``values``, at least its stated minimum), the problem size ``size``."""
+    lengths = []
+    for pp in plan.params:
+        if pp.param.role is Role.LENGTH:
+            v = values.get(pp.index, size) if values else size
+            lengths.append(max(v, plan.min_lengths.get(pp.param.name, 0)))
+        else:
+            lengths.append(0)
+    lengths.append(size)
+    return Case(tuple(lengths), seed, **kw)  # type: ignore[arg-type]
+
+
+def distinct_length_cases(plan: HarnessPlan, seed: int) -> list[Case]:
+    """Lengths unlike each other (and arrays sized by the problem size unlike the lengths)."""
+    lengths = plan.lengths
+    out = []
+    if lengths and any(PROBLEM_SIZE in h for pp in plan.arrays for h in pp.hypotheses):
+        for small, big in ((1, 7), (2, 31), (3, 100), (5, 64), (9, 4)):
+            out.append(case(plan, big, seed, {pp.index: small for pp in lengths}))
+    if len(lengths) < 2:
+        return out
+    for base in ([2, 3, 5, 7, 11], [6, 1, 4, 9, 3]):
+        vals = base[: len(lengths)]
+        for shift in range(len(vals)):
+            rot = vals[shift:] + vals[:shift]
+            out.append(case(plan, max(rot), seed, {pp.index: v for pp, v in zip(lengths, rot)}))
+    return out
+
+
+def probe_cases(plan: HarnessPlan) -> list[Case]:
+    """The small cases the original is sized with under AddressSanitizer."""
+    cases = [case(plan, s, 1) for s in PROBE_SIZES] + distinct_length_cases(plan, 1)
+    return list(dict.fromkeys(cases))
+
+
+def domain_probes(plan: HarnessPlan, arrays: ArrayProfile | None = None, scalars: ScalarProfile | None = None,
+                  alias: tuple[int, int] | None = None) -> list[Case]:
+    """The cases that try one profile (or one aliased pair) on the original."""
+    kw: dict[str, object] = {}
+    if arrays is not None:
+        kw["arrays"] = arrays
+    if scalars is not None:
+        kw["scalars"] = scalars
+    sizes = ALIAS_SIZES if alias is not None else [1, 5, 33, 64]
+    return [case(plan, s, 100 + s, alias=alias, **kw) for s in sizes]
+
+
+def alias_pairs(plan: HarnessPlan) -> list[tuple[int, int]]:
+    """Pairs of pointer parameters of one element type that a caller could pass the same buffer for.
+
+    Never with ``restrict`` on either parameter or a ``noalias`` annotation; at least one of the two is written.
+    """
+    if plan.noalias:
+        return []
+    arrays = [pp for pp in plan.params if pp.kind in (Kind.IN, Kind.OUT) and pp.param.role is not Role.STRING
+              and not pp.param.is_restrict]
+    pairs = []
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1:]:
+            if a.ctype == b.ctype and Kind.OUT in (a.kind, b.kind):
+                pairs.append((a.index, b.index))
+    return pairs
+
+
+def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int], float] | None,
+                rng: random.Random) -> list[Case]:
+    """Every case a candidate is checked on before it is timed."""
+    seed = lambda: rng.randrange(1, 1 << 62)  # noqa: E731
+    arrays = [p for p in domain.arrays if p is not ArrayProfile.RANDOM]
+    scalars = [p for p in domain.scalars if p is not ScalarProfile.RANDOM]
+    out: list[Case] = []
+    for s in SMALL_SIZES:
+        # Every small size, each with the next of the profiles the original handles.
+        a = domain.arrays[s % len(domain.arrays)]
+        sc = domain.scalars[(s // len(domain.arrays)) % len(domain.scalars)]
+        out.append(case(plan, s, seed(), arrays=a, scalars=sc))
+        if s in (0, 1, 2, 3, 5, 8, 13, 32):
+            out.append(case(plan, s, seed()))
+    for profile in arrays:
+        out += [case(plan, s, seed(), arrays=profile) for s in PROFILE_SIZES]
+    for profile in scalars:
+        out += [case(plan, s, seed(), scalars=profile) for s in PROFILE_SIZES]
+    for pair in domain.aliases:
+        out += [case(plan, s, seed(), alias=pair) for s in ALIAS_SIZES]
+    out += distinct_length_cases(plan, seed()) + distinct_length_cases(plan, seed())
+    larger = ODD_SIZES + sorted(rng.sample(range(65, 4097), 3)) + MEDIUM_SIZES
+    for s in larger:
+        # Sizes above the problem size too, while the original stays cheap there: a candidate that is
+        # wrong only above some size must not pass because this machine picked a small problem size.
+        if s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS):
+            out += [case(plan, s, seed()), case(plan, s, seed())]
+    out.append(case(plan, n, seed()))
+    return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
+
+
+def race_cases(plan: HarnessPlan, n: int, cost: Callable[[int], float] | None, rng: random.Random,
+               repeats: int) -> list[Case]:
+    """Repeated OpenMP runs on inputs that take the original a few milliseconds (long enough for threads to overlap)."""
+    size = max(min(n, 2000), n // 8)
+    if cost is not None:
+        while size * 2 <= n and cost(size * 2) <= RACE_COST_MS:
+            size *= 2
+    return [case(plan, size, rng.randrange(1, 1 << 62), repeats=repeats) for _ in range(2)]
+
+
+def timing_cases(plan: HarnessPlan, n: int, count: int, rng: random.Random) -> list[Case]:
+    """A distinct input for every timed call, the same for both sides."""
+    return [case(plan, n, rng.randrange(1, 1 << 62)) for _ in range(count)]
+
+
+def with_seed(c: Case, seed: int) -> Case:
+    return replace(c, seed=seed)

@@ -1,0 +1,109 @@
+"""Compare what two workers computed, read straight from their memory.
+
+After a call, each array output (and each const input, which must be left
+unchanged) is either in place in the worker's shared file or was copied
+into its dump area; the return value came back as raw bytes. :func:`results`
+reads one worker's results as numpy arrays (with the element types the
+original's glue reported), :func:`first_difference` compares two of them:
+integers exactly, floating point within a tolerance relative to the largest
+magnitude in the original's array, NaN equal to NaN and infinities only to
+themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._plan import Kind, ReturnKind
+from ._worker import Dumped, Interface, Layout, Worker
+
+DEFAULT_RTOL = {4: 1e-3}  # 4-byte floating point; every other type: 1e-6
+
+
+@dataclass
+class Results:
+    """One worker's results for one call: an array per compared parameter, and the return value."""
+
+    arrays: dict[int, np.ndarray]  # parameter index -> elements (const inputs too)
+    returned: np.ndarray | None  # the return value (one element) or a returned vector
+
+    def copy(self) -> "Results":
+        return Results({i: a.copy() for i, a in self.arrays.items()},
+                       None if self.returned is None else self.returned.copy())
+
+
+def dtype_for(esize: int, is_float: bool, is_signed: bool) -> np.dtype:
+    if is_float:
+        return np.dtype({4: np.float32, 8: np.float64, 16: np.longdouble}.get(esize, np.float64))
+    base = {1: "i1", 2: "i2", 4: "i4", 8: "i8"}.get(esize, "i8")
+    return np.dtype(base if is_signed else base.replace("i", "u"))
+
+
+def results(worker: Worker, iface: Interface, layout: Layout, counts: list[int], dumped: Dumped) -> Results:
+    """Views of the worker's results in its shared memory (valid until its next command)."""
+    memory = worker.memory()
+    arrays: dict[int, np.ndarray] = {}
+    for i, p in enumerate(iface.params):
+        if p.kind == Kind.VALUE:
+            continue
+        dtype = dtype_for(p.esize, p.is_float, p.is_signed)
+        count, offset = dumped.views[i]
+        if count < 0:
+            count = counts[i]
+            offset = layout.data_offset(i, count * p.esize)
+        arrays[i] = np.frombuffer(memory, dtype=dtype, count=count, offset=offset)
+    returned: np.ndarray | None = None
+    if iface.return_kind is ReturnKind.VECTOR:
+        count, offset = dumped.returned
+        dtype = dtype_for(iface.return_esize, iface.return_float, iface.return_signed)
+        returned = np.frombuffer(memory, dtype=dtype, count=max(count, 0), offset=offset) if count > 0 else np.zeros(0, dtype)
+    elif iface.return_kind is not ReturnKind.VOID:
+        dtype = dtype_for(iface.return_esize, iface.return_float, iface.return_signed)
+        returned = np.frombuffer(dumped.return_bytes[: iface.return_esize].ljust(dtype.itemsize, b"\0"), dtype=dtype, count=1)
+    return Results(arrays, returned)
+
+
+def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, *, special: bool = False) -> int | None:
+    """The index of the first element where ``got`` differs from ``expected``, or None.
+
+    Floating point: ``|x - y| <= rtol * (largest finite |x| in the array)``;
+    ``rtol`` None picks 1e-3 for 4-byte types and 1e-6 otherwise. NaN equals
+    NaN and an infinity only itself; with ``special`` (the inputs held NaN or
+    infinities), a NaN also equals an infinity, as invalid arithmetic in one
+    order of evaluation is an overflow in another.
+    """
+    if expected.shape != got.shape:
+        return 0
+    if expected.size == 0 or expected.tobytes() == got.tobytes():
+        return None
+    if expected.dtype.kind != "f":
+        bad = np.flatnonzero(expected != got)
+        return int(bad[0]) if bad.size else None
+    tol = rtol if rtol is not None else DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)
+    x = expected.astype(np.longdouble if expected.dtype.itemsize > 8 else np.float64)
+    y = got.astype(x.dtype)
+    magnitude = np.abs(x[np.isfinite(x)])
+    magnitude = magnitude[magnitude < 1e300]
+    scale = float(magnitude.max()) if magnitude.size else 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        same = (x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= tol * scale + 1e-300)
+        if special:
+            same |= (np.isnan(x) & ~np.isfinite(y)) | (~np.isfinite(x) & np.isnan(y))
+    bad = np.flatnonzero(~same)
+    return int(bad[0]) if bad.size else None
+
+
+def returned_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, *, special: bool = False) -> bool:
+    """True when a returned scalar differs: floating point within ``rtol`` of the original's magnitude."""
+    if expected.tobytes() == got.tobytes():
+        return False
+    if expected.dtype.kind != "f":
+        return True
+    tol = rtol if rtol is not None else DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)
+    x, y = float(expected[0]), float(got[0])
+    if np.isnan(x) and np.isnan(y):
+        return False
+    if special and (np.isnan(x) or np.isnan(y)) and not (np.isfinite(x) or np.isfinite(y)):
+        return False
+    return not abs(x - y) <= tol * abs(x) + 1e-300

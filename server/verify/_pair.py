@@ -1,0 +1,310 @@
+"""The original and a candidate, each in its own worker, on the same cases: checked, then timed.
+
+Both workers are given the same case (the same seed, sizes, profiles and
+buffer layout) and generate the same inputs; perfalign compares their
+results itself after every call, timed calls included. While one worker is
+timed the other is stopped. A failure of either side is returned as a
+:class:`Outcome` that names the side, so the verifier can tell a wrong
+candidate from an original that cannot be driven.
+"""
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._cases import Case
+from ._compare import Results, first_difference, results, returned_difference
+from ._plan import HarnessPlan, Kind, ReturnKind
+from ._units import ArrayProfile
+from ._worker import Interface, Layout, Worker, WorkerFailure, layout_for
+
+# Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
+SYSCALL_NAMES = {
+    "x86_64": {56: "clone", 57: "fork", 58: "vfork", 59: "execve", 322: "execveat", 272: "unshare", 308: "setns",
+               101: "ptrace", 310: "process_vm_readv", 311: "process_vm_writev", 165: "mount", 161: "chroot",
+               321: "bpf", 298: "perf_event_open", 135: "personality", 323: "userfaultfd", 425: "io_uring_setup"},
+    "aarch64": {220: "clone", 221: "execve", 281: "execveat", 97: "unshare", 268: "setns", 117: "ptrace",
+                270: "process_vm_readv", 271: "process_vm_writev", 40: "mount", 51: "chroot", 280: "bpf",
+                241: "perf_event_open", 92: "personality", 282: "userfaultfd", 425: "io_uring_setup"},
+}
+
+
+@dataclass
+class Outcome:
+    """What went wrong on one side: ``kind`` is incorrect, crash, timeout, unsafe or original (the original failed)."""
+
+    kind: str
+    detail: str
+
+
+@dataclass
+class Timings:
+    baseline_ms: list[float] = field(default_factory=list)
+    candidate_ms: list[float] = field(default_factory=list)
+
+
+class Pair:
+    def __init__(self, original: Worker, candidate: Worker, iface: Interface, plan: HarnessPlan, choice: list[int],
+                 rtol: float | None, memory_cap: int = 1 << 30) -> None:
+        self.original = original
+        self.candidate = candidate
+        self.iface = iface
+        self.plan = plan
+        self.choice = choice
+        self.rtol = rtol
+        self.memory_cap = memory_cap  # bytes of one side's arrays: a check case that needs more is not run
+        self._counts: dict[tuple[int, ...], list[int]] = {}
+
+    # ------------------------------------------------------------ one case
+
+    def counts(self, case: Case, timeout: float) -> list[int]:
+        """Element counts of the case's arrays, from the original's glue (never the candidate's)."""
+        if case.lengths not in self._counts:
+            self._counts[case.lengths] = self.original.counts(list(case.lengths), self.choice, timeout=timeout)
+        return self._counts[case.lengths]
+
+    def layout(self, case: Case, counts: list[int], flip: int) -> tuple[Layout, list[int]] | None:
+        """The buffers of a case, the same for both sides; None for an aliased pair whose sizes differ here."""
+        alias_of = [-1] * len(counts)
+        if case.alias is not None:
+            a, b = case.alias
+            if counts[a] != counts[b]:
+                return None
+            alias_of[b] = a
+        at_end = [(flip + i) % 2 for i in range(len(counts))]
+        esizes = [p.esize for p in self.iface.params]
+        return layout_for(counts, esizes, alias_of, at_end), alias_of
+
+    def bytes(self, counts: list[int]) -> int:
+        return sum(c * p.esize for c, p in zip(counts, self.iface.params))
+
+    @staticmethod
+    def setup(worker: Worker, case: Case, counts: list[int], layout: Layout, alias_of: list[int], timeout: float) -> None:
+        worker.setup(seed=case.seed, array_profile=int(case.arrays), scalar_profile=int(case.scalars),
+                     lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of, timeout=timeout)
+
+    def results(self, worker: Worker, layout: Layout, counts: list[int], timeout: float) -> Results:
+        return results(worker, self.iface, layout, counts, worker.dump(layout, timeout))
+
+    # ------------------------------------------------------------ checking
+
+    def check(self, cases: list[Case], timeout: float, threads: list[int] | None = None,
+              progress: Callable[[], None] | None = None, prime: bool = False) -> Outcome | None:
+        """Run every case on both sides (the candidate at each thread count) and compare; the first problem.
+
+        With ``prime`` the candidate side makes one call of its own first, so
+        that a function that keeps state between calls (a counter, ``rand()``)
+        is no longer in step with the other side.
+        """
+        budget = max(threads or [1])
+        if prime and cases:
+            first = next((c for c in cases if c.size > 0 and c.alias is None), cases[0])
+            try:
+                counts = self.counts(first, timeout)
+                placed = self.layout(first, counts, 0)
+                if placed is not None:
+                    self.setup(self.candidate, first, counts, *placed, timeout)
+                    self.candidate.call(timeout)
+            except WorkerFailure as failure:
+                return self._candidate_failed(failure, timeout, "")
+        for k, case in enumerate(cases):
+            if progress is not None:
+                progress()
+            try:
+                counts = self.counts(case, timeout)
+                placed = self.layout(case, counts, k)
+                if placed is None or self.bytes(counts) > self.memory_cap:
+                    continue
+                layout, alias_of = placed
+                self.setup(self.original, case, counts, layout, alias_of, timeout)
+                self.original.call(timeout)
+                expected = self.results(self.original, layout, counts, timeout).copy()
+            except WorkerFailure as failure:
+                return self._original_failed(failure, case)
+            for t in threads or [0]:
+                at = f" at {t} threads" if t else ""
+                try:
+                    if t:
+                        self.candidate.set_threads(t, timeout=timeout)
+                    for run in range(case.repeats):
+                        self.setup(self.candidate, case, counts, layout, alias_of, timeout)
+                        self.candidate.call(timeout)
+                        # An OpenMP runtime keeps the threads of earlier, larger teams: the budget is the largest.
+                        if t and (used := self.candidate.usage().threads) > budget:
+                            return Outcome("unsafe", f"the candidate ran {used} threads where it was given {t}")
+                        got = self.results(self.candidate, layout, counts, timeout)
+                        wrong = self.difference(expected, got, case, counts, repeated=run > 0)
+                        if wrong:
+                            return Outcome("incorrect", wrong + at)
+                except WorkerFailure as failure:
+                    return self._candidate_failed(failure, timeout, at)
+        return None
+
+    def difference(self, expected: Results, got: Results, case: Case, counts: list[int], *, repeated: bool = False,
+                   timed: bool = False) -> str | None:
+        """How the candidate's results differ from the original's, in one line; None when they agree."""
+        where = case.describe(self.plan) + (", on a repeated run" if repeated else "") + (", on a timed call" if timed else "")
+        names = [pp.param.name for pp in self.plan.params]
+        special = case.arrays is ArrayProfile.SPECIAL
+        for i, p in enumerate(self.iface.params):
+            if p.kind == Kind.VALUE:
+                continue
+            x, y = expected.arrays[i], got.arrays[i]
+            if p.kind in (Kind.IN, Kind.VEC_IN):
+                if case.alias is not None and i in case.alias:
+                    continue  # the buffer is an output's too: compared as that output
+                if x.shape != y.shape or x.tobytes() != y.tobytes():
+                    return f"the candidate modified the input '{names[i]}' ({where})"
+                continue
+            if x.shape != y.shape:
+                return f"'{names[i]}' has {y.size} elements after the candidate, {x.size} after the original ({where})"
+            bad = first_difference(x, y, self.rtol, special=special)
+            if bad is not None:
+                return f"'{names[i]}'[{bad}] is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
+        if expected.returned is not None and got.returned is not None:
+            x, y = expected.returned, got.returned
+            if self.iface.return_kind is ReturnKind.VECTOR:
+                if x.shape != y.shape:
+                    return f"the returned vector has {y.size} elements, the original's {x.size} ({where})"
+                bad = first_difference(x, y, self.rtol, special=special)
+                if bad is not None:
+                    return (f"element {bad} of the returned vector is {_value(y[bad])}, the original gives "
+                            f"{_value(x[bad])} ({where})")
+            elif returned_difference(x, y, self.rtol, special=special):
+                return f"the candidate returns {_value(y[0])}, the original {_value(x[0])} ({where})"
+        return None
+
+    # ------------------------------------------------------------ timing
+
+    def time(self, cases: list[Case], warmups: int, timeout: float, max_s: float, thread_budget: int,
+             charge_ms: float = 0.0) -> Timings | Outcome:
+        """Interleaved calls on distinct inputs, each timed here and checked; the other side stopped meanwhile.
+
+        A candidate that runs more threads than ``thread_budget``, or uses
+        more CPU time than that many threads can in the time its calls take,
+        is unsafe. ``charge_ms`` is added to every candidate call (CPU time it
+        spent before its first call, beyond what the original spent).
+        """
+        out = Timings()
+        cpu = run_wall = 0.0
+        start = time.monotonic()
+        slower = 0
+        try:
+            for k, case in enumerate(cases):
+                counts = self.counts(case, timeout)
+                placed = self.layout(case, counts, 0)
+                assert placed is not None
+                layout, alias_of = placed
+                for worker in (self.original, self.candidate):
+                    worker.cont()
+                    self.setup(worker, case, counts, layout, alias_of, timeout)
+                order = (self.original, self.candidate) if k % 2 == 0 else (self.candidate, self.original)
+                took: dict[int, float] = {}
+                for worker in order:
+                    other = self.candidate if worker is self.original else self.original
+                    other.stop()
+                    worker.cont()
+                    before = worker.usage()
+                    took[id(worker)] = worker.call(timeout)
+                    after = worker.usage()
+                    worker.stop()
+                    if worker is self.candidate:
+                        cpu += after.run_s - before.run_s
+                        run_wall += took[id(worker)]
+                        if after.threads > thread_budget:
+                            return Outcome("unsafe", f"the candidate ran {after.threads} threads where it was given "
+                                                     f"{thread_budget}")
+                for worker in (self.original, self.candidate):
+                    worker.cont()
+                expected = self.results(self.original, layout, counts, timeout)
+                got = self.results(self.candidate, layout, counts, timeout)
+                wrong = self.difference(expected, got, case, counts, timed=True)
+                if wrong:
+                    return Outcome("incorrect", wrong)
+                if k < warmups:
+                    continue
+                to, tc = took[id(self.original)] * 1e3, took[id(self.candidate)] * 1e3 + charge_ms
+                out.baseline_ms.append(to)
+                out.candidate_ms.append(tc)
+                if tc > 2.0 * to:
+                    slower += 1
+                r = len(out.baseline_ms)
+                if r >= 5 and slower == r and time.monotonic() - start > max_s:
+                    break
+                if r >= 5 and time.monotonic() - start > 4 * max_s:
+                    break
+        except WorkerFailure as failure:
+            if failure.who == self.original.name:
+                return self._original_failed(failure, None)
+            return self._candidate_failed(failure, timeout, "", timing=True)
+        finally:
+            for worker in (self.original, self.candidate):
+                if worker.process.alive():
+                    worker.cont()
+        budget = thread_budget * run_wall * 1.15 + 0.02
+        if cpu > budget:
+            return Outcome("unsafe", f"the candidate used {cpu:.2f} s of CPU time in {run_wall:.2f} s of calls: more "
+                                     f"than {thread_budget} thread{'s' if thread_budget > 1 else ''} can")
+        return out
+
+    # ------------------------------------------------------------ failures
+
+    def _original_failed(self, failure: WorkerFailure, case: Case | None) -> Outcome:
+        where = f" ({case.describe(self.plan)})" if case is not None else ""
+        return Outcome("original", f"the original failed on a check case{where}: {describe_failure(failure, 'the original')}")
+
+    def _candidate_failed(self, failure: WorkerFailure, timeout: float, at: str, *, timing: bool = False) -> Outcome:
+        if self.candidate.process.output_exceeded.is_set():
+            return Outcome("crash", "the candidate printed too much output and was stopped" + at)
+        if failure.kind == "timeout":
+            return Outcome("timeout", f"the candidate did not finish within {timeout:.0f} s{at}"
+                                      + (" while being timed" if timing else ""))
+        if failure.kind == "syscall" or (failure.kind == "died" and failure.signal == signal.SIGSYS):
+            return Outcome("unsafe", forbidden(failure.syscall) + at)
+        if failure.kind == "protocol":
+            return Outcome("crash", "the candidate wrote to the verifier's channel" + at)
+        return Outcome("crash", describe_failure(failure, "the candidate") + at)
+
+
+def forbidden(number: int | None) -> str:
+    """Why a forbidden system call ends the candidate, naming the call."""
+    import platform
+
+    name = SYSCALL_NAMES.get(platform.machine(), {}).get(number or -1)
+    what = f"'{name}'" if name else "a system call"
+    return (f"the candidate made {what}, which the verifier forbids: in serial mode a rewrite may not start threads "
+            "or processes, and no rewrite may start programs, create namespaces or reach other processes")
+
+
+def describe_failure(failure: WorkerFailure, who: str) -> str:
+    if failure.kind == "fault":
+        text = f"{who} {failure.detail}"
+        if "null pointer" in failure.detail:
+            text += " (if it allocates memory, an allocation may have failed)"
+        return text
+    if failure.kind == "fail":
+        return f"{who}: {failure.detail}"
+    if failure.kind == "died":
+        stderr = failure.stderr or ""
+        if failure.signal == signal.SIGKILL:
+            return f"{who} was killed (SIGKILL; usually the memory limit)"
+        if failure.signal == signal.SIGABRT and "bad_alloc" in stderr:
+            return f"{who} ran out of memory (std::bad_alloc)"
+        if failure.signal:
+            try:
+                name = signal.Signals(failure.signal).name
+            except ValueError:
+                name = f"signal {failure.signal}"
+            return f"{who} crashed ({name})"
+        return f"{who} ended the program (exit status {failure.returncode}) before the checks finished"
+    return f"{who}: {failure.detail}"
+
+
+def _value(v: np.generic) -> str:
+    if isinstance(v, np.floating):
+        return f"{float(v):.17g}"
+    return str(int(v))

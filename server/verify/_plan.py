@@ -1,0 +1,336 @@
+"""Plan how to drive one C or C++ function: each parameter's kind, its size hypotheses and its values.
+
+The plan is what the rest of the verifier knows about the function's
+interface: which parameters are inputs, outputs or lengths, how many elements
+each array has (hypotheses, most likely first, confirmed later by running the
+original under AddressSanitizer), the values of scalars, the return value's
+kind, and what the ``perfalign:`` annotation or ``perfalign.toml`` states.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from .. import cparse
+from ..cparse import FunctionInfo, Param, Role
+from ..errors import CParseError, HarnessError
+
+
+class Kind(IntEnum):
+    """A parameter's kind as the driver sees it (the numbers are the driver's)."""
+
+    VALUE = 0  # length or scalar: passed by value, nothing to compare
+    IN = 1  # const array or string: must be left unchanged
+    OUT = 2  # writable array: compared after the call
+    VEC_IN = 3  # const std::vector: must be left unchanged
+    VEC_OUT = 4  # writable std::vector: size and elements compared
+    REF = 5  # T& scalar output: compared
+
+
+class ReturnKind(IntEnum):
+    """What the function returns, as the driver sees it (the numbers are the driver's)."""
+
+    VOID = 0
+    INTEGER = 1
+    FLOAT = 2
+    TYPEDEF = 3  # integer or floating point: decided when compiled
+    VECTOR = 4  # a std::vector of numbers
+
+ARRAY_ROLES = {Role.IN_ARRAY, Role.OUT_ARRAY, Role.INOUT_ARRAY, Role.STRING}
+PROBLEM_SIZE = "PF_N"  # the problem size, for sizes that no length parameter gives
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_C_WORDS = {"sizeof", "int", "long", "unsigned", "size_t", "double", "float", "char"}
+
+
+@dataclass
+class ParamPlan:
+    param: Param
+    index: int
+    kind: Kind
+    ctype: str  # the element (or value) type with template parameters replaced
+    hypotheses: list[str] = field(default_factory=list)  # element-count expressions, most likely first
+    stated: bool = False  # the size came from an annotation or perfalign.toml
+    value: str | None = None  # a fixed value for a scalar (C expression of the lengths)
+    range: tuple[str, str] | None = None  # element values LO..HI
+
+
+@dataclass
+class HarnessPlan:
+    function: FunctionInfo
+    language: str
+    params: list[ParamPlan]
+    return_type: str  # with template parameters replaced; "void" when none
+    return_kind: ReturnKind
+    template_args: list[str]
+    tolerance: float | None
+    min_lengths: dict[str, int]
+    return_element: str = ""  # element type of a returned std::vector
+    noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def lengths(self) -> list[ParamPlan]:
+        return [p for p in self.params if p.param.role is Role.LENGTH]
+
+    @property
+    def arrays(self) -> list[ParamPlan]:
+        return [p for p in self.params if p.kind in {Kind.IN, Kind.OUT, Kind.VEC_IN, Kind.VEC_OUT, Kind.REF}]
+
+    def describe_sizes(self, choice: list[int]) -> str:
+        parts = [f"size({p.param.name})={p.hypotheses[choice[p.index]]}" for p in self.arrays if p.hypotheses]
+        return ", ".join(parts).replace(PROBLEM_SIZE, "N")
+
+
+def annotation_hint(info: FunctionInfo, example: str) -> str:
+    return (
+        f"in a comment above the function, /* perfalign: {example} */, "
+        f'or in perfalign.toml under [functions."{info.qualified_name}"]'
+    )
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> HarnessPlan:
+    """Decide how to drive ``info``: kinds, size hypotheses, values. Raises HarnessError."""
+    notes: dict[str, Any] = _merge_annotations(info.annotations, config or {})
+    unknown = notes.get("unknown") or []
+    if unknown:
+        raise HarnessError(
+            f"cannot read the perfalign annotation {unknown[0]!r}; items look like size(a)=n*n, range(idx)=0..n-1, "
+            "value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6, noalias"
+        )
+    if info.is_method and not is_static_member(info):
+        raise HarnessError(
+            f"{info.qualified_name} is a class method; perfalign verifies free functions (move the loop into a "
+            "free function taking arrays and sizes)"
+        )
+    bad = [p for p in info.params if p.role is Role.UNSUPPORTED]
+    if bad:
+        raise HarnessError(f"cannot generate inputs for {bad[0].reason}")
+    for fn, written in [(info, cparse.global_writes(info)), *_helper_global_writes(info)]:
+        if written:
+            via = "" if fn is info else f" (through its helper {fn.name})"
+            raise HarnessError(
+                f"{info.name} writes the global '{written[0]}'{via}; perfalign compares only what a function returns "
+                "or writes through its parameters (pass the array as a parameter)"
+            )
+    template_map = {}
+    for t in info.template_params:
+        template_map[t] = notes.get("type", {}).get(t, "double")
+    names = {p.name for p in info.params}
+    for key in ("size", "range", "value", "min"):
+        for pname in notes.get(key, {}):
+            if pname not in names:
+                raise HarnessError(f"the perfalign annotation {key}({pname}) names no parameter of {info.name}")
+    ret = _subst(info.return_type, template_map) or "void"
+    ret_vec = cparse.vector_element(ret)
+    ret_elem = ""
+    if ret_vec is not None and _is_number(ret_vec, template_map):
+        ret_elem = ret_vec
+    if ret_elem:
+        ret_kind = ReturnKind.VECTOR
+    elif "*" in ret or "&" in ret:
+        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
+    if ret in {"void"} or ret.endswith(" void"):
+        ret_kind = ReturnKind.VOID
+    elif cparse.is_float_type(ret) or ret in template_map.values() and cparse.is_float_type(ret):
+        ret_kind = ReturnKind.FLOAT
+    elif cparse.is_integer_type(ret):
+        ret_kind = ReturnKind.INTEGER
+    elif re.fullmatch(r"(const\s+)?[A-Za-z_]\w*", ret) and not ret[0].isupper():
+        ret_kind = ReturnKind.TYPEDEF
+    elif not ret_elem:
+        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
+    plans: list[ParamPlan] = []
+    for index, p in enumerate(info.params):
+        ctype = _subst(p.element_type, template_map)
+        kind = {
+            Role.IN_ARRAY: Kind.IN, Role.STRING: Kind.IN, Role.OUT_ARRAY: Kind.OUT, Role.INOUT_ARRAY: Kind.OUT,
+            Role.VECTOR_IN: Kind.VEC_IN, Role.VECTOR_OUT: Kind.VEC_OUT, Role.REF_OUT: Kind.REF,
+        }.get(p.role, Kind.VALUE)
+        plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype)
+        if p.name in notes.get("value", {}):
+            plan.value = str(notes["value"][p.name])
+            if p.role is Role.LENGTH:
+                p.role = Role.SCALAR
+        if p.name in notes.get("range", {}):
+            lo, sep, hi = str(notes["range"][p.name]).partition("..")
+            if not sep:
+                raise HarnessError(f"range({p.name}) must look like LO..HI, e.g. range({p.name})=0..n-1")
+            plan.range = (lo.strip(), hi.strip())
+        plans.append(plan)
+    lengths = [p for p in plans if p.param.role is Role.LENGTH]
+    loops = cparse.loop_ranges(info)
+    for plan in plans:
+        if plan.kind == Kind.VALUE:
+            continue
+        p = plan.param
+        if p.name in notes.get("size", {}):
+            plan.hypotheses = [str(notes["size"][p.name])]
+            plan.stated = True
+            if p.role is Role.STRING:
+                plan.hypotheses = [f"({plan.hypotheses[0]}) + 1"]
+            continue
+        if plan.kind == Kind.REF:
+            plan.hypotheses = ["1"]
+            continue
+        plan.hypotheses = _hypotheses(info, plan, plans, lengths, loops)
+    min_lengths = {k: int(v) for k, v in (notes.get("min") or {}).items() if str(v).strip().lstrip("-").isdigit()}
+    for k, v in (notes.get("min") or {}).items():
+        if k not in min_lengths:
+            raise HarnessError(f"min({k}) must be a whole number, got {v!r}")
+    tolerance = notes.get("tolerance")
+    return HarnessPlan(
+        function=info,
+        language=info.language,
+        params=plans,
+        return_type=ret,
+        return_kind=ret_kind,
+        return_element=ret_elem,
+        template_args=[template_map[t] for t in info.template_params],
+        tolerance=float(tolerance) if tolerance is not None else None,
+        noalias=bool(notes.get("noalias")),
+        min_lengths=min_lengths,
+    )
+
+
+def _is_number(elem: str, template_map: dict[str, str]) -> bool:
+    elem = template_map.get(elem, elem)
+    return cparse.is_float_type(elem) or cparse.is_integer_type(elem)
+
+
+def is_static_member(info: FunctionInfo) -> bool:
+    """A method defined out of line whose declaration in the class says ``static`` (callable without an object)."""
+    return bool(re.search(rf"\bstatic\b[^;{{}}()]*\b{re.escape(info.name)}\s*\(", info.context))
+
+
+def _helper_global_writes(info: FunctionInfo) -> list[tuple[FunctionInfo, list[str]]]:
+    """Global writes of the helper functions the context carries (only those the function needs)."""
+    out = []
+    for helper in cparse.list_functions(info.context, info.language):
+        try:
+            full = cparse.find_function(info.context, info.language, name=helper.qualified_name, line=helper.start_line)
+        except CParseError:
+            continue
+        out.append((full, cparse.global_writes(full)))
+    return out
+
+
+def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in annotations.items()}
+    for key, value in config.items():
+        if key in {"size", "range", "value", "min", "type"}:
+            if not isinstance(value, dict):
+                raise HarnessError(f"perfalign.toml: '{key}' must be a table such as {key} = {{ a = \"n*n\" }}")
+            out.setdefault(key, {}).update({str(k): str(v) for k, v in value.items()})
+        elif key == "tolerance":
+            out["tolerance"] = value
+        elif key == "noalias":
+            if not isinstance(value, bool):
+                raise HarnessError("perfalign.toml: 'noalias' must be true or false")
+            out["noalias"] = value
+        else:
+            out.setdefault("unknown", []).append(f"{key} (in perfalign.toml)")
+    return out
+
+
+def _subst(text: str, mapping: dict[str, str]) -> str:
+    for k, v in mapping.items():
+        text = re.sub(rf"\b{re.escape(k)}\b", v, text)
+    return text
+
+
+def _max_index(expr: str, loops: dict[str, cparse.LoopRange], allowed: set[str], depth: int = 0) -> list[str] | None:
+    """The corners of ``expr`` over the loop ranges, or None when it uses something else."""
+    if depth > 6:
+        return None
+    for ident in _IDENT.findall(expr):
+        if ident in loops:
+            r = loops[ident]
+            out: list[str] = []
+            for bound in (r.lo, r.hi):
+                sub = re.sub(rf"\b{re.escape(ident)}\b", f"({bound})", expr)
+                corners = _max_index(sub, loops, allowed, depth + 1)
+                if corners is None:
+                    return None
+                out.extend(corners)
+                if len(out) > 32:
+                    return None
+            return out
+        if ident not in allowed and not ident.isupper() and ident not in _C_WORDS:
+            return None
+    return [expr]
+
+
+def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], lengths: list[ParamPlan], loops: dict[str, cparse.LoopRange]) -> list[str]:
+    p = plan.param
+    out: list[str] = []
+    if p.size_expr:
+        out.append(p.size_expr)
+    allowed = {q.param.name for q in plans if q.param.role in {Role.LENGTH, Role.SCALAR} and cparse.is_integer_type(q.param.type)}
+    corners: list[str] = []
+    ok = True
+    for index in cparse.index_expressions(info, p.name):
+        found = _max_index(index, loops, allowed)
+        if found is None:
+            ok = False
+            break
+        corners.extend(found)
+    extra = " + 1" if p.role is Role.STRING else ""
+    if ok and corners and len(corners) <= 48:
+        symbolic = [c for c in corners if _IDENT.search(c)]
+        expr = _max_expr([_plus_one(c) for c in dict.fromkeys(symbolic or corners)])
+        out.append(expr + extra)
+    if plan.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
+        # A vector carries its own size: try it independent of the lengths first.
+        out.append(PROBLEM_SIZE)
+    # Generic guesses: each length (the next one after the array first), then products.
+    ordered = sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))
+    for q in ordered:
+        out.append(q.param.name + extra)
+    for q in ordered:
+        out.append(f"{q.param.name} + 1" + extra)
+    for i, a in enumerate(ordered):
+        for b in ordered[i:]:
+            out.append(f"{a.param.name} * {b.param.name}" + extra)
+    if not lengths:
+        out.append(PROBLEM_SIZE + extra)
+    return list(dict.fromkeys(out))
+
+
+def _simplify(expr: str) -> str:
+    prev = None
+    while prev != expr:
+        prev = expr
+        expr = re.sub(r"\(\s*(\w+)\s*\)", r"\1", expr)
+        expr = re.sub(r"^\((.*)\)$", lambda m: m.group(1) if _balanced(m.group(1)) else m.group(0), expr)
+    return expr
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _plus_one(expr: str) -> str:
+    expr = _simplify(expr)
+    m = re.fullmatch(r"(.+?)\s*-\s*1", expr)
+    if m and _balanced(m.group(1)):
+        return _simplify(m.group(1))
+    return f"{expr} + 1"
+
+
+def _max_expr(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    mid = len(items) // 2
+    return f"perfalign_max({_max_expr(items[:mid])}, {_max_expr(items[mid:])})"

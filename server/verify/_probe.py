@@ -1,0 +1,217 @@
+"""Learn what the original needs and what it handles, by running it under AddressSanitizer and UBSan.
+
+*Sizing*: each array's size is a hypothesis (``size(a)=n``, ``n*m``, …);
+the original is run on small inputs in exactly sized heap buffers, and an
+array it reads or writes past the end moves to its next hypothesis.
+
+*Domain*: each input profile (wide-ranging values, special values, sorted,
+constant, … arrays; zero, negative, large scalars) and each pair of
+pointer parameters given one buffer is tried on the original; what makes
+it fail, trip undefined behaviour (signed overflow, a shift out of range, a
+float-to-integer overflow) or not finish is outside its domain, and no
+candidate is checked on it.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cparse import Role
+from ._cases import Case, Domain, alias_pairs, domain_probes, probe_cases
+from ._plan import PROBLEM_SIZE, HarnessPlan, Kind, ParamPlan, annotation_hint
+from ._sandbox import Limits
+from ._units import ArrayProfile, ScalarProfile
+from ._worker import Worker, WorkerFailure
+
+ASAN_ENV = "detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=0"
+PROBE_TIMEOUT_S = 10.0
+DOMAIN_TIMEOUT_S = 2.0
+
+
+@dataclass
+class ProbeFailure:
+    """Why the original cannot be driven: a status and a message, for the verifier to turn into a verdict."""
+
+    message: str
+
+
+@dataclass
+class _Run:
+    """One case on the sanitized original: clean, or the parameter an AddressSanitizer report names."""
+
+    clean: bool
+    param: int | None = None
+    report: str = ""
+    undefined: bool = False
+    timed_out: bool = False
+
+
+class Prober:
+    """Drives the sanitized original (a worker built with ASan and UBSan, heap buffers of exact sizes)."""
+
+    def __init__(self, exe: Path, plan: HarnessPlan, *, job: Callable[[], Path], env: Callable[[dict[str, str]], dict[str, str]],
+                 sandbox: bool, cancel: threading.Event | None) -> None:
+        self.exe = exe
+        self.plan = plan
+        self.job = job
+        self.env = env
+        self.sandbox = sandbox
+        self.cancel = cancel
+        self.worker: Worker | None = None
+        self.halt_on_undefined = False
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+    def _worker(self) -> Worker:
+        if self.worker is None:
+            undefined = "halt_on_error=1" if self.halt_on_undefined else "halt_on_error=0"
+            env = self.env({"ASAN_OPTIONS": ASAN_ENV, "UBSAN_OPTIONS": f"{undefined}:print_stacktrace=0"})
+            cwd = self.job()
+            target = cwd / "probe"
+            target.write_bytes(self.exe.read_bytes())
+            target.chmod(0o755)
+            self.worker = Worker.start(target, name="the original", cwd=cwd, limits=Limits(wall_s=3600, cpu_s=3600, memory_bytes=0),
+                                       env=env, sandbox=self.sandbox, cancel=self.cancel)
+            self.worker.hello(timeout=PROBE_TIMEOUT_S)
+        return self.worker
+
+    def run(self, case: Case, choice: list[int], timeout: float) -> _Run:
+        worker = self._worker()
+        lens = list(case.lengths)
+        where: list[tuple[int, int]] = []
+        try:
+            counts = worker.counts(lens, choice, timeout=timeout)
+            alias_of = [-1] * len(counts)
+            if case.alias is not None:
+                a, b = case.alias
+                if counts[a] != counts[b]:
+                    return _Run(True)
+                alias_of[b] = a
+            where = worker.setup(seed=case.seed, array_profile=int(case.arrays), scalar_profile=int(case.scalars),
+                                 lens=lens, counts=counts, layout=None, alias_of=alias_of, timeout=timeout)
+            worker.call(timeout)
+            return _Run(True)
+        except WorkerFailure as failure:
+            self.close()
+            if failure.kind == "timeout":
+                return _Run(False, timed_out=True, report="did not finish")
+            stderr = failure.stderr or ""
+            if "runtime error:" in stderr:
+                line = next(line for line in stderr.splitlines() if "runtime error:" in line)
+                return _Run(False, undefined=True, report=line.split("runtime error:", 1)[1].strip())
+            found = re.search(r"ERROR: AddressSanitizer: ([\w-]+) on address (0x[0-9a-f]+)", stderr)
+            if found:
+                return _Run(False, param=_nearest(int(found.group(2), 16), where), report=found.group(1))
+            other = re.search(r"ERROR: AddressSanitizer: (.*)", stderr)
+            return _Run(False, report=other.group(1) if other else _failure_text(failure))
+
+    def size(self) -> tuple[list[int], bool] | ProbeFailure:
+        """The first size hypothesis per array the original runs cleanly with, and whether sizes of 0 must be skipped."""
+        plan = self.plan
+        choice = [0] * len(plan.params)
+        cases = probe_cases(plan)
+        skip_zero = False
+        for _ in range(12):
+            failures: list[tuple[Case, _Run]] = []
+            for case in cases:
+                if skip_zero and case.has_zero(plan):
+                    continue
+                result = self.run(case, choice, PROBE_TIMEOUT_S)
+                if result.timed_out:
+                    return ProbeFailure("the original did not finish on small inputs under AddressSanitizer within "
+                                        "the time limit")
+                if not result.clean and not result.undefined:
+                    failures.append((case, result))
+            if not failures:
+                return choice, skip_zero
+            if not skip_zero and all(case.has_zero(plan) for case, _ in failures):
+                skip_zero = True
+                continue
+            bumped = False
+            unknown = None
+            for case, result in failures:
+                if result.param is None:
+                    unknown = result.report
+                    continue
+                pp = plan.params[result.param]
+                if pp.stated:
+                    return ProbeFailure(
+                        f"the original accesses '{pp.param.name}' beyond the stated size({pp.param.name})="
+                        f"{pp.hypotheses[0]} ({case.describe(plan)}); correct the perfalign annotation")
+                if choice[result.param] + 1 >= len(pp.hypotheses):
+                    return ProbeFailure(size_help(plan, pp))
+                choice[result.param] += 1
+                bumped = True
+                break
+            if not bumped:
+                return ProbeFailure(
+                    f"the original has a memory error on generated inputs ({unknown}); if perfalign guessed an "
+                    "array's size or a length's smallest value wrong, state it "
+                    + annotation_hint(plan.function, "size(a)=n*n, min(n)=1"))
+        return ProbeFailure(size_help(plan, plan.arrays[0]) if plan.arrays else "cannot size the inputs")
+
+    def domain(self, choice: list[int], skip_zero: bool) -> tuple[Domain, list[str]]:
+        """The profiles and aliased pairs the original handles; a note for each one it does not."""
+        plan = self.plan
+        self.close()
+        self.halt_on_undefined = True
+        notes: list[str] = []
+
+        def clean(cases: list[Case], what: str) -> bool:
+            for case in cases:
+                if skip_zero and case.has_zero(plan):
+                    continue
+                result = self.run(case, choice, DOMAIN_TIMEOUT_S)
+                if not result.clean:
+                    notes.append(f"not checked on {what}: the original {'trips ' if result.undefined else ''}"
+                                 f"{result.report} there")
+                    return False
+            return True
+
+        arrays = [ArrayProfile.RANDOM] + [p for p in ArrayProfile if p is not ArrayProfile.RANDOM and plan.arrays
+                                          and clean(domain_probes(plan, arrays=p), f"{p.name.lower()} inputs")]
+        has_scalars = any(pp.kind == Kind.VALUE and pp.param.role is Role.SCALAR and pp.value is None
+                          for pp in plan.params)
+        scalars = [ScalarProfile.RANDOM] + [p for p in ScalarProfile if p is not ScalarProfile.RANDOM and has_scalars
+                                            and clean(domain_probes(plan, scalars=p), f"{p.name.lower()} scalars")]
+        aliases = [pair for pair in alias_pairs(plan)
+                   if clean(domain_probes(plan, alias=pair),
+                            f"'{plan.params[pair[1]].param.name}' given the buffer of '{plan.params[pair[0]].param.name}'")]
+        self.close()
+        self.halt_on_undefined = False
+        return Domain(tuple(arrays), tuple(scalars), tuple(aliases), skip_zero), notes
+
+
+def size_help(plan: HarnessPlan, pp: ParamPlan) -> str:
+    lengths = [q.param.name for q in plan.lengths]
+    example = f"size({pp.param.name})=2*{lengths[0]}*{lengths[0]}" if lengths else f"size({pp.param.name})=64"
+    return (
+        f"cannot tell how many elements '{pp.param.name}' has (the original reads past every size perfalign tried: "
+        f"{', '.join(h.replace(PROBLEM_SIZE, 'N') for h in pp.hypotheses)}); state its element count "
+        "as an expression of the parameters " + annotation_hint(plan.function, example)
+    )
+
+
+def _nearest(address: int, where: list[tuple[int, int]]) -> int | None:
+    best, best_d = None, 1 << 62
+    for i, (start, end) in enumerate(where):
+        if start == end == 0:
+            continue
+        d = address - end if address >= end else start - address if address < start else -1
+        if 0 <= d < best_d and d < 4096:
+            best, best_d = i, d
+    return best
+
+
+def _failure_text(failure: WorkerFailure) -> str:
+    if failure.kind == "died" and failure.signal:
+        return f"crashed (signal {failure.signal})"
+    if failure.kind == "died":
+        return f"exited with status {failure.returncode}"
+    return failure.detail

@@ -1,0 +1,535 @@
+"""The translation units of a worker: one side (the original or a candidate) and the type glue.
+
+A worker (``worker.c``) is linked with two generated units:
+
+* the **side unit**: the function's file-scope context, the function itself
+  (the original, or the candidate with its helpers and includes) and the
+  "side glue" that stores the arguments, calls the function and shows what
+  lives outside the shared buffers (``std::vector`` contents, a ``T&`` output,
+  the return value);
+* the **glue unit**, generated from the original's context alone: what each
+  parameter's element type is, how many elements each size hypothesis gives,
+  and how to generate inputs (a seeded generator with input *profiles*:
+  random, wide-ranging, special values, sorted, reversed, constant, few
+  distinct values, zero). A candidate's code is never compiled into it.
+
+Every function and global defined in a unit is renamed with a macro
+(``#define f perfalign_w_f`` in the side unit, ``perfalign_g_f`` in the glue),
+so the context's helpers appear once in each unit without clashing.
+"""
+from __future__ import annotations
+
+import re
+from enum import IntEnum
+from typing import Any
+
+from .. import cparse
+from ..cparse import FunctionInfo, Role
+from ._plan import PROBLEM_SIZE, HarnessPlan, Kind, ReturnKind
+
+SIDE = "w"  # the side glue's names: perfalign_setup_w, perfalign_call_w, ...
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+class ArrayProfile(IntEnum):
+    """How an array's elements are drawn (the numbers are the glue's)."""
+
+    RANDOM = 0  # small values: [-1, 1) for floating point, -100..100 signed, 0..199 unsigned
+    WIDE = 1  # floating point over many magnitudes (1e-30..1e30; 1e-15..1e15 for 4-byte types), integers over the type's range
+    SPECIAL = 2  # a third of the elements special: NaN, ±Inf, -0, denormals, the largest values; 0, ±1, the type's limits
+    SORTED = 3
+    REVERSED = 4
+    CONSTANT = 5  # one value repeated
+    FEW = 6  # three distinct values
+    ZERO = 7  # all zero (the low end of a stated range)
+
+
+class ScalarProfile(IntEnum):
+    """How a scalar parameter's value is drawn (the numbers are the glue's)."""
+
+    RANDOM = 0  # 1..8, or 0.5..1.5 for floating point
+    ZERO = 1
+    NEGATIVE = 2  # -8..-1, or -1.5..-0.5
+    LARGE = 3  # 1000..100999, or 1e3..1e6
+
+
+_INCLUDE = re.compile(r"^\s*#\s*include\b.*$", re.MULTILINE)
+
+
+def split_includes(text: str) -> tuple[list[str], str]:
+    """Top-level #include lines (outside conditional blocks) and the remaining text."""
+    includes: list[str] = []
+    depth = 0
+    rest: list[str] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("#") and re.match(r"#\s*(if|ifdef|ifndef)\b", s):
+            depth += 1
+        elif s.startswith("#") and re.match(r"#\s*endif\b", s):
+            depth -= 1
+        if depth == 0 and _INCLUDE.match(line):
+            includes.append(s)
+            rest.append("")  # keep line numbers of the rest
+        else:
+            rest.append(line)
+    return includes, "\n".join(rest)
+
+
+def exported_names(text: str, language: str) -> list[str]:
+    """Names of non-static functions and globals defined at file or namespace scope in ``text``."""
+    tree = cparse.parse(text, language)
+    names: list[str] = []
+    for fn in cparse.list_functions(text, language):
+        if not fn.is_static and not fn.is_method and fn.name != "main" and "operator" not in fn.name:
+            names.append(fn.name)
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            if child.type in {"namespace_definition", "declaration_list", "linkage_specification"}:
+                stack.append(child)
+            elif child.type == "declaration":
+                storage = {cparse.node_text(c) for c in child.children if c.type == "storage_class_specifier"}
+                if storage & {"static", "extern", "typedef"}:
+                    continue
+                for d in child.children_by_field_name("declarator"):
+                    while d is not None and d.type in {"init_declarator", "pointer_declarator", "array_declarator"}:
+                        d = d.child_by_field_name("declarator")
+                    if d is not None and d.type == "identifier":
+                        names.append(cparse.node_text(d))
+    return list(dict.fromkeys(n for n in names if _IDENT.fullmatch(n)))
+
+
+def _wrap_namespaces(text: str, namespaces: list[str]) -> str:
+    if not namespaces:
+        return text
+    head = " ".join(f"namespace {n} {{" for n in namespaces)
+    return f"{head} {text}\n{'}' * len(namespaces)}"
+
+
+def unit_source(plan: HarnessPlan, code: str, *, context: str, namespaces: list[str] | None = None) -> str:
+    """The side unit: the context, ``code`` (the function, maybe with helpers) and the side glue."""
+    info = plan.function
+    lang = plan.language
+    ctx_includes, ctx_rest = split_includes(context)
+    code_includes, code_rest = split_includes(code)
+    code_rest = _wrap_namespaces(code_rest, namespaces or [])
+    code_rest = _drop_main(code_rest, lang)
+    ctx_rest = _drop_redefined(ctx_rest, lang, top_level_names(code_rest, lang))
+    renamed = list(dict.fromkeys([info.name] + exported_names(ctx_rest, lang) + exported_names(code_rest, lang)))
+    defines = "\n".join(f"#define {n} perfalign_{SIDE}_{n}" for n in renamed)
+    includes = list(dict.fromkeys(["#include <stddef.h>", "#include <string.h>", *ctx_includes, *code_includes]))
+    if lang == "cpp":
+        includes.append("#include <vector>")
+    parts = [
+        "/* generated by perfalign */",
+        "\n".join(includes),
+        defines,
+        "#line 1 \"context\"",
+        ctx_rest,
+        "#line 1 \"function\"",
+        code_rest,
+        "#line 1 \"glue\"",
+        _external_declaration(plan),
+        _side_glue(plan, SIDE),
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def glue_source(plan: HarnessPlan) -> str:
+    """The glue unit: the original's context (for its types) and the type glue; no function of either side."""
+    lang = plan.language
+    ctx_includes, ctx_rest = split_includes(plan.function.context)
+    defines = "\n".join(f"#define {n} perfalign_g_{n}" for n in exported_names(ctx_rest, lang))
+    includes = list(dict.fromkeys(["#include <stddef.h>", "#include <string.h>", "#include <stdlib.h>",
+                                   "#include <math.h>", *ctx_includes]))
+    return "\n".join([
+        "/* generated by perfalign */",
+        "\n".join(includes),
+        defines,
+        "#line 1 \"context\"",
+        ctx_rest,
+        "#line 1 \"glue\"",
+        _type_glue(plan),
+    ]) + "\n"
+
+
+def _external_declaration(plan: HarnessPlan) -> str:
+    """In C, an ``extern`` declaration makes a plain ``inline`` definition an external one the glue can call."""
+    if plan.language != "c":
+        return ""
+    words = [w for w in plan.function.signature.split(" ") if w not in {"static", "inline", "__inline", "__inline__", "extern"}]
+    return "extern " + " ".join(words) + ";"
+
+
+def namespaces_to_add(plan: HarnessPlan, candidate_info: FunctionInfo) -> list[str]:
+    """The original's namespaces, when the candidate was written without them."""
+    info = plan.function
+    prefix = "::".join(info.namespaces) + "::"
+    if info.namespaces and not candidate_info.namespaces and not candidate_info.qualified_name.startswith(prefix):
+        return list(info.namespaces)
+    return []
+
+
+def top_level_names(text: str, language: str) -> dict[str, list[tuple[int, int]]]:
+    """Names defined at file scope (functions, globals, macros, typedefs, struct tags) and their byte ranges."""
+    tree = cparse.parse(text, language)
+    out: dict[str, list[tuple[int, int]]] = {}
+
+    def add(name: str, node: Any) -> None:
+        out.setdefault(name, []).append((node.start_byte, node.end_byte))
+
+    for fn in cparse.list_functions(text, language):
+        out.setdefault(fn.qualified_name, []).append((fn.start_byte, fn.end_byte))
+    def walk(parent: Any, prefix: str) -> None:
+        for node in parent.children:
+            t = node.type
+            if t == "namespace_definition":
+                name = node.child_by_field_name("name")
+                body = node.child_by_field_name("body")
+                if body is not None:
+                    walk(body, prefix + (cparse.node_text(name) + "::" if name is not None else ""))
+            elif t in {"preproc_def", "preproc_function_def"}:
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    add(cparse.node_text(name), node)
+            elif t == "type_definition":
+                for d in node.children_by_field_name("declarator"):
+                    while d is not None and d.type not in {"type_identifier", "identifier"}:
+                        d = d.child_by_field_name("declarator")
+                    if d is not None:
+                        add(prefix + cparse.node_text(d), node)
+            elif t in {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}:
+                name = node.child_by_field_name("name")
+                if name is not None and node.child_by_field_name("body") is not None:
+                    add(prefix + cparse.node_text(name), node)
+            elif t == "declaration":
+                spec = node.child_by_field_name("type")
+                if spec is not None and spec.type in {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}:
+                    name = spec.child_by_field_name("name")
+                    if name is not None and spec.child_by_field_name("body") is not None:
+                        add(prefix + cparse.node_text(name), node)
+                for d in node.children_by_field_name("declarator"):
+                    while d is not None and d.type in {"init_declarator", "pointer_declarator", "array_declarator"}:
+                        d = d.child_by_field_name("declarator")
+                    if d is not None and d.type == "identifier":
+                        add(prefix + cparse.node_text(d), node)
+
+    walk(tree.root_node, "")
+    return out
+
+
+def _drop_redefined(context: str, language: str, names: dict[str, list[tuple[int, int]]]) -> str:
+    """The context without what the candidate defines again (its own version wins)."""
+    if not names:
+        return context
+    data = context.encode("utf-8")
+    cuts = sorted(
+        {r for name, ranges in top_level_names(context, language).items() if name in names for r in ranges},
+        reverse=True,
+    )
+    last_start = None
+    for start, end in cuts:
+        if last_start is not None and end > last_start:
+            continue
+        blank = b"\n" * data[start:end].count(b"\n")
+        data = data[:start] + blank + data[end:]
+        last_start = start
+    return data.decode("utf-8", errors="replace")
+
+
+def _drop_main(code: str, language: str) -> str:
+    data = code.encode("utf-8")
+    for fn in sorted(cparse.list_functions(code, language), key=lambda f: -f.start_byte):
+        if fn.name == "main" and not fn.namespaces:
+            data = data[: fn.start_byte] + b"\n" * fn.text.count("\n") + data[fn.end_byte :]
+    return data.decode("utf-8", errors="replace")
+
+
+def _callee(plan: HarnessPlan) -> str:
+    info = plan.function
+    name = info.qualified_name if plan.language == "cpp" else info.name
+    if plan.template_args:
+        name += "<" + ", ".join(plan.template_args) + " >"
+    return name
+
+
+def _side_glue(plan: HarnessPlan, side: str) -> str:
+    cpp = plan.language == "cpp"
+    ext = 'extern "C" ' if cpp else ""
+    decls: list[str] = []
+    setup: list[str] = []
+    args: list[str] = []
+    views: list[str] = []
+    for pp in plan.params:
+        v = f"perfalign_{side}_a{pp.index}"
+        t = pp.ctype
+        if pp.kind in {Kind.IN, Kind.OUT}:
+            decls.append(f"static {t} *{v};")
+            setup.append(f"{v} = ({t} *)bufs[{pp.index}];")
+            args.append(v)
+        elif pp.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
+            decls.append(f"static std::vector<{t} > {v};")
+            setup.append(f"{v}.assign(({t} *)bufs[{pp.index}], ({t} *)bufs[{pp.index}] + counts[{pp.index}]);")
+            args.append(v)
+            views.append(f"case {pp.index}: *data = (void *){v}.data(); *count = {v}.size(); return;")
+        elif pp.kind == Kind.REF:
+            decls.append(f"static {t} {v};")
+            setup.append(f"{v} = *({t} *)bufs[{pp.index}];")
+            args.append(v)
+            views.append(f"case {pp.index}: *data = (void *)&{v}; *count = 1; return;")
+        else:
+            decls.append(f"static {t} {v};")
+            if cparse.is_float_type(t) or (pp.value is None and not cparse.is_integer_type(t)
+                                           and t in plan.template_args):
+                setup.append(f"{v} = ({t})reals[{pp.index}];")
+            else:
+                setup.append(f"{v} = ({t})(perfalign_isfloat_{side}(({t})0.5) ? reals[{pp.index}] : (double)ints[{pp.index}]);")
+            args.append(v)
+    call = f"{_callee(plan)}({', '.join(args)})"
+    ret_decl = ""
+    if plan.return_kind is ReturnKind.VECTOR:
+        ret_decl = f"static std::vector<{plan.return_element} > perfalign_{side}_ret;"
+        call_stmt = f"perfalign_{side}_ret = {call};"
+        ret_raw = "(void)out; return 0;"
+        views.append(f"case -1: *data = (void *)perfalign_{side}_ret.data(); *count = perfalign_{side}_ret.size(); return;")
+    elif plan.return_kind is not ReturnKind.VOID:
+        ret_decl = f"static {plan.return_type} perfalign_{side}_ret;"
+        call_stmt = f"perfalign_{side}_ret = {call};"
+        ret_raw = f"memcpy(out, &perfalign_{side}_ret, sizeof perfalign_{side}_ret); return sizeof perfalign_{side}_ret;"
+    else:
+        call_stmt = f"{call};"
+        ret_raw = "(void)out; return 0;"
+    return "\n".join([
+        f"static int perfalign_isfloat_{side}(double half) {{ return half != 0; }}",
+        *decls,
+        ret_decl,
+        f"{ext}void perfalign_setup_{side}(void **bufs, const size_t *counts, const long long *ints, const double *reals) {{",
+        "    (void)bufs; (void)counts; (void)ints; (void)reals;",
+        *["    " + s for s in setup],
+        "}",
+        f"{ext}void perfalign_call_{side}(void) {{ {call_stmt} }}",
+        f"{ext}void perfalign_view_{side}(int i, void **data, size_t *count) {{",
+        "    switch (i) {",
+        *["    " + s for s in views],
+        "    default: *data = 0; *count = (size_t)-1; return;",
+        "    }",
+        "}",
+        f"{ext}size_t perfalign_ret_raw_{side}(void *out) {{ {ret_raw} }}",
+    ])
+
+
+def _length_locals(plan: HarnessPlan) -> str:
+    out = [f"long long {pp.param.name} = lens[{pp.index}]; (void){pp.param.name};" for pp in plan.lengths]
+    out.append(f"long long {PROBLEM_SIZE} = lens[{len(plan.params)}]; (void){PROBLEM_SIZE};")
+    return " ".join(out)
+
+
+def _slug(t: str) -> str:
+    return re.sub(r"\W+", "_", t).strip("_") or "t"
+
+
+
+
+_PRELUDE = r"""
+#define PF_ISF(t) ((((t)0.5) != 0) && (((t)1.5) != ((t)1)))
+#define PF_SGN(t) (((t)-1) < 0)
+static long long perfalign_max(long long a, long long b) { return a > b ? a : b; }
+static unsigned long long perfalign_next(unsigned long long *s) {
+    unsigned long long z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL; z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+static double perfalign_unit(unsigned long long *s) { return (double)(perfalign_next(s) >> 11) * (1.0 / 9007199254740992.0); }
+static double perfalign_wide(unsigned long long *s, int small) {
+    double v = pow(10.0, (2.0 * perfalign_unit(s) - 1.0) * (small ? 15.0 : 30.0));
+    return (perfalign_next(s) & 1) ? -v : v;
+}
+static void perfalign_fill_string(char *p, size_t count, unsigned long long *rng, int profile) {
+    static const char letters[] = "abcdefghij klmnopqrstuvwxyz,.ABC";
+    size_t j;
+    for (j = 0; j + 1 < count; j++) {
+        if (profile == 7) p[j] = 0;
+        else if (profile == 5) p[j] = 'a';
+        else if (profile == 6) p[j] = "ab "[perfalign_next(rng) % 3];
+        else p[j] = letters[perfalign_next(rng) % 32];
+    }
+    if (count) p[count - 1] = 0;
+}
+"""
+
+_TYPED = r"""
+static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int ranged, double lo, double hi) {
+    if (ranged) {
+        if (PF_ISF(@T@)) return (@T@)(lo + (hi - lo) * perfalign_unit(rng));
+        return (@T@)((long long)lo + (long long)(perfalign_next(rng) % (unsigned long long)((long long)hi - (long long)lo + 1)));
+    }
+    if (profile == 1) {
+        if (PF_ISF(@T@)) return (@T@)perfalign_wide(rng, sizeof(@T@) <= 4);
+        return (@T@)perfalign_next(rng);
+    }
+    if (profile == 2 && perfalign_next(rng) % 3 == 0) {
+        unsigned long long k = perfalign_next(rng) % 6, bits = 8 * sizeof(@T@);
+        if (PF_ISF(@T@)) {
+            double tiny = sizeof(@T@) <= 4 ? 1e-40 : 4.9e-324, huge = sizeof(@T@) <= 4 ? 3.0e38 : 1.0e308;
+            switch (k) {
+            case 0: return (@T@)NAN;
+            case 1: return (@T@)INFINITY;
+            case 2: return (@T@)-INFINITY;
+            case 3: return (@T@)-0.0;
+            case 4: return (@T@)tiny;
+            default: return (@T@)((perfalign_next(rng) & 1) ? huge : -huge);
+            }
+        }
+        if (PF_SGN(@T@)) {
+            @T@ top = (@T@)(((unsigned long long)1 << (bits - 1)) - 1);
+            switch (k) {
+            case 0: return (@T@)0;
+            case 1: return (@T@)1;
+            case 2: return (@T@)-1;
+            case 3: return top;
+            case 4: return (@T@)(-top - 1);
+            default: return (@T@)0;
+            }
+        } else {
+            @T@ top = (@T@)~0ULL;
+            switch (k) {
+            case 0: return (@T@)0;
+            case 1: return (@T@)1;
+            case 2: case 3: return top;
+            default: return (@T@)(top - 1);
+            }
+        }
+    }
+    if (PF_ISF(@T@)) return (@T@)(2.0 * perfalign_unit(rng) - 1.0);
+    if (PF_SGN(@T@)) return (@T@)((long long)(perfalign_next(rng) % 201) - 100);
+    return (@T@)(perfalign_next(rng) % 200);
+}
+static int perfalign_order_@SLUG@(const void *a, const void *b) {
+    @T@ x = *(const @T@ *)a, y = *(const @T@ *)b;
+    return (x > y) - (x < y);
+}
+static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng, int profile, int ranged, double lo, double hi) {
+    size_t j;
+    if (profile == 7) { @T@ z = ranged ? (@T@)lo : (@T@)0; for (j = 0; j < count; j++) p[j] = z; return; }
+    if (profile == 5) { @T@ v = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi); for (j = 0; j < count; j++) p[j] = v; return; }
+    if (profile == 6) {
+        @T@ v[3];
+        v[0] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi);
+        v[1] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi);
+        v[2] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi);
+        for (j = 0; j < count; j++) p[j] = v[perfalign_next(rng) % 3];
+        return;
+    }
+    for (j = 0; j < count; j++) p[j] = perfalign_draw_@SLUG@(rng, (profile == 1 || profile == 2) ? profile : 0, ranged, lo, hi);
+    if (profile == 3 || profile == 4) {
+        qsort(p, count, sizeof(@T@), perfalign_order_@SLUG@);
+        if (profile == 4)
+            for (j = 0; j < count / 2; j++) { @T@ x = p[j]; p[j] = p[count - 1 - j]; p[count - 1 - j] = x; }
+    }
+}
+"""
+
+
+def _type_glue(plan: HarnessPlan) -> str:
+    ext = 'extern "C" ' if plan.language == "cpp" else ""
+    n = len(plan.params)
+    kinds = ", ".join(str(int(pp.kind)) for pp in plan.params) or "0"
+    names = ", ".join(f'"{pp.param.name}"' for pp in plan.params) or '""'
+    esize: list[str] = []
+    isfloat: list[str] = []
+    issigned: list[str] = []
+    nhyp: list[str] = []
+    count_cases: list[str] = []
+    fill_cases: list[str] = []
+    int_values: list[str] = []
+    real_values: list[str] = []
+    locals_ = _length_locals(plan)
+    arrays = [pp for pp in plan.params if pp.kind != Kind.VALUE]
+    for pp in plan.params:
+        t, i = pp.ctype, pp.index
+        if pp.kind != Kind.VALUE:
+            esize.append(f"case {i}: return sizeof({t});")
+            isfloat.append(f"case {i}: return PF_ISF({t});")
+            issigned.append(f"case {i}: return PF_SGN({t});")
+            nhyp.append(f"case {i}: return {len(pp.hypotheses)};")
+            hyps = " ".join(f"case {h}: v = (long long)({expr}); break;" for h, expr in enumerate(pp.hypotheses))
+            count_cases.append(f"case {i}: switch (hyp) {{ {hyps} default: v = 0; }} break;")
+            if pp.param.role is Role.STRING:
+                fill_cases.append(f"case {i}: perfalign_fill_string((char *)data, count, rng, profile); break;")
+            else:
+                lo, hi = pp.range if pp.range is not None else ("0", "0")
+                ranged = 1 if pp.range is not None else 0
+                fill_cases.append(
+                    f"case {i}: {{ {locals_} perfalign_fill_{_slug(t)}(({t} *)data, count, rng, profile, {ranged}, "
+                    f"(double)({lo}), (double)({hi})); }} break;"
+                )
+        elif pp.value is not None:
+            int_values.append(f"case {i}: return (long long)({pp.value});")
+            real_values.append(f"case {i}: return (double)({pp.value});")
+        elif pp.param.role is Role.LENGTH:
+            int_values.append(f"case {i}: return lens[{i}];")
+        elif pp.range is not None:
+            lo, hi = pp.range
+            int_values.append(
+                f"case {i}: {{ long long lo = (long long)({lo}), hi = (long long)({hi}); "
+                "if (profile == 1 || profile == 2) return lo; if (profile == 3) return hi; "
+                "return lo + (long long)(perfalign_next(rng) % (unsigned long long)(hi - lo + 1)); }"
+            )
+            real_values.append(
+                f"case {i}: {{ double lo = (double)({lo}), hi = (double)({hi}); "
+                "if (profile == 1 || profile == 2) return lo; if (profile == 3) return hi; "
+                "return lo + (hi - lo) * perfalign_unit(rng); }"
+            )
+    if plan.return_kind is ReturnKind.VECTOR:
+        ret_type = plan.return_element
+    elif plan.return_kind is ReturnKind.VOID:
+        ret_type = ""
+    else:
+        ret_type = plan.return_type
+    typed = [_TYPED.replace("@T@", t).replace("@SLUG@", _slug(t))
+             for t in dict.fromkeys(pp.ctype for pp in arrays if pp.param.role is not Role.STRING)]
+    return "\n".join([
+        _PRELUDE,
+        *typed,
+        f"{ext}int perfalign_nparams = {n};",
+        f"{ext}const int perfalign_kinds[] = {{{kinds}}};",
+        f"{ext}const char *perfalign_names[] = {{{names}}};",
+        f"{ext}int perfalign_ret_kind = {int(plan.return_kind)};",
+        f"{ext}size_t perfalign_esize(int i) {{ switch (i) {{ {' '.join(esize)} default: return 1; }} }}",
+        f"{ext}int perfalign_elem_float(int i) {{ switch (i) {{ {' '.join(isfloat)} default: return 0; }} }}",
+        f"{ext}int perfalign_elem_signed(int i) {{ switch (i) {{ {' '.join(issigned)} default: return 0; }} }}",
+        f"{ext}int perfalign_nhyp(int i) {{ switch (i) {{ {' '.join(nhyp)} default: return 1; }} }}",
+        f"{ext}int perfalign_ret_esize(void) {{ return {f'(int)sizeof({ret_type})' if ret_type else '0'}; }}",
+        f"{ext}int perfalign_ret_float(void) {{ return {f'PF_ISF({ret_type})' if ret_type else '0'}; }}",
+        f"{ext}int perfalign_ret_signed(void) {{ return {f'PF_SGN({ret_type})' if ret_type else '0'}; }}",
+        f"{ext}long long perfalign_count(int i, int hyp, const long long *lens) {{",
+        f"    long long v = 0; {locals_}",
+        f"    switch (i) {{ {' '.join(count_cases)} default: v = 0; }}",
+        "    return v < 0 ? 0 : v;",
+        "}",
+        f"{ext}void perfalign_fill(int i, void *data, size_t count, unsigned long long *rng, const long long *lens, int profile) {{",
+        "    (void)lens;",
+        f"    switch (i) {{ {' '.join(fill_cases)} default: break; }}",
+        "}",
+        f"{ext}long long perfalign_int_value(int i, const long long *lens, unsigned long long *rng, int profile) {{",
+        f"    {locals_}",
+        f"    switch (i) {{ {' '.join(int_values)} default: break; }}",
+        "    switch (profile) {",
+        "    case 1: return 0;",
+        "    case 2: return -(1 + (long long)(perfalign_next(rng) % 8));",
+        "    case 3: return 1000 + (long long)(perfalign_next(rng) % 100000);",
+        "    default: return 1 + (long long)(perfalign_next(rng) % 8);",
+        "    }",
+        "}",
+        f"{ext}double perfalign_real_value(int i, const long long *lens, unsigned long long *rng, int profile) {{",
+        f"    {locals_}",
+        f"    switch (i) {{ {' '.join(real_values)} default: break; }}",
+        "    switch (profile) {",
+        "    case 1: return 0.0;",
+        "    case 2: return -(0.5 + perfalign_unit(rng));",
+        "    case 3: return pow(10.0, 3.0 + 3.0 * perfalign_unit(rng));",
+        "    default: return 0.5 + perfalign_unit(rng);",
+        "    }",
+        "}",
+    ])
