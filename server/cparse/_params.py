@@ -6,7 +6,7 @@ from typing import Any
 
 from ._info import Param, Role
 from ._tree import function_declarator, node_text, walk
-from ._types import FLOAT_WORDS, RESTRICT, INTEGER_WORDS, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
+from ._types import FLOAT_WORDS, INTEGER_WORDS, RESTRICT, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
 
 
 def read_params(node: Any, language: str, template_params: list[str]) -> list[Param]:

@@ -30,6 +30,9 @@ MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost 
 RACE_COST_MS = 4.0
 PROFILE_SIZES = [3, 17, 64]  # where each input profile is tried on its own
 ALIAS_SIZES = [1, 7, 33, 64]
+SPECIAL_KINDS = 7  # NaN, +Inf, -Inf, -0, denormal, -denormal (integers: 0, 1, -1, the limits), then all mixed
+SPECIAL_MIXED = 6
+SPECIAL_SIZES = [3, 17]
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,12 @@ class Case:
     scalars: ScalarProfile = ScalarProfile.RANDOM
     alias: tuple[int, int] | None = None  # (a, b): parameter b is given parameter a's buffer
     repeats: int = 1  # the candidate runs it this many times (OpenMP: a race shows on some runs only)
+    variant: int = SPECIAL_MIXED  # special values: which kind (NaN alone, +Inf alone, ...; 6: all mixed)
+
+    @property
+    def array_profile(self) -> int:
+        """The profile as the glue reads it: the variant of special values above the profile's number."""
+        return int(self.arrays) | (self.variant << 8 if self.arrays is ArrayProfile.SPECIAL else 0)
 
     @property
     def size(self) -> int:
@@ -51,7 +60,10 @@ class Case:
 
     def describe(self, plan: HarnessPlan) -> str:
         parts = [f"{pp.param.name}={self.lengths[pp.index]}" for pp in plan.lengths] or [f"N={self.size}"]
-        if self.arrays is not ArrayProfile.RANDOM:
+        if self.arrays is ArrayProfile.SPECIAL:
+            kinds = "NaN/0, Inf/1, -Inf/-1, -0/the largest, denormals/the smallest, -denormals/0, all mixed"
+            parts.append(f"special inputs ({kinds.split(', ')[self.variant]})")
+        elif self.arrays is not ArrayProfile.RANDOM:
             parts.append(f"{self.arrays.name.lower()} inputs")
         if self.scalars is not ScalarProfile.RANDOM:
             parts.append(f"{self.scalars.name.lower()} scalars")
@@ -148,22 +160,29 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
         # Every small size, each with the next of the profiles the original handles.
         a = domain.arrays[s % len(domain.arrays)]
         sc = domain.scalars[(s // len(domain.arrays)) % len(domain.scalars)]
-        out.append(case(plan, s, seed(), arrays=a, scalars=sc))
+        out.append(case(plan, s, seed(), arrays=a, scalars=sc, variant=s % SPECIAL_KINDS))
         if s in (0, 1, 2, 3, 5, 8, 13, 32):
             out.append(case(plan, s, seed()))
     for profile in arrays:
         out += [case(plan, s, seed(), arrays=profile) for s in PROFILE_SIZES]
+        if profile is ArrayProfile.SPECIAL:
+            # Each kind of special value alone too: NaN alone is where "ignores NaN" shows.
+            out += [case(plan, s, seed(), arrays=profile, variant=kind)
+                    for kind in range(SPECIAL_KINDS) for s in SPECIAL_SIZES]
     for profile in scalars:
         out += [case(plan, s, seed(), scalars=profile) for s in PROFILE_SIZES]
     for pair in domain.aliases:
         out += [case(plan, s, seed(), alias=pair) for s in ALIAS_SIZES]
     out += distinct_length_cases(plan, seed()) + distinct_length_cases(plan, seed())
     larger = ODD_SIZES + sorted(rng.sample(range(65, 4097), 3)) + MEDIUM_SIZES
-    for s in larger:
+    for k, s in enumerate(larger):
         # Sizes above the problem size too, while the original stays cheap there: a candidate that is
         # wrong only above some size must not pass because this machine picked a small problem size.
+        # Each gets a random case and one of the next profile (a pigeonhole on small values must not pass).
         if s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS):
-            out += [case(plan, s, seed()), case(plan, s, seed())]
+            out += [case(plan, s, seed()),
+                    case(plan, s, seed(), arrays=domain.arrays[(k + 1) % len(domain.arrays)],
+                         scalars=domain.scalars[k % len(domain.scalars)])]
     out.append(case(plan, n, seed()))
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 

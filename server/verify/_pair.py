@@ -84,7 +84,7 @@ class Pair:
 
     @staticmethod
     def setup(worker: Worker, case: Case, counts: list[int], layout: Layout, alias_of: list[int], timeout: float) -> None:
-        worker.setup(seed=case.seed, array_profile=int(case.arrays), scalar_profile=int(case.scalars),
+        worker.setup(seed=case.seed, array_profile=case.array_profile, scalar_profile=int(case.scalars),
                      lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of, timeout=timeout)
 
     def results(self, worker: Worker, layout: Layout, counts: list[int], timeout: float) -> Results:

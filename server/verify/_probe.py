@@ -93,7 +93,7 @@ class Prober:
                 if counts[a] != counts[b]:
                     return _Run(True)
                 alias_of[b] = a
-            where = worker.setup(seed=case.seed, array_profile=int(case.arrays), scalar_profile=int(case.scalars),
+            where = worker.setup(seed=case.seed, array_profile=case.array_profile, scalar_profile=int(case.scalars),
                                  lens=lens, counts=counts, layout=None, alias_of=alias_of, timeout=timeout)
             worker.call(timeout)
             return _Run(True)

@@ -36,7 +36,7 @@ class ArrayProfile(IntEnum):
 
     RANDOM = 0  # small values: [-1, 1) for floating point, -100..100 signed, 0..199 unsigned
     WIDE = 1  # floating point over many magnitudes (1e-30..1e30; 1e-15..1e15 for 4-byte types), integers over the type's range
-    SPECIAL = 2  # a third of the elements special: NaN, ±Inf, -0, denormals, the largest values; 0, ±1, the type's limits
+    SPECIAL = 2  # a third of the elements special: NaN, ±Inf, -0, denormals; 0, ±1, the type's limits
     SORTED = 3
     REVERSED = 4
     CONSTANT = 5  # one value repeated
@@ -345,8 +345,9 @@ static double perfalign_wide(unsigned long long *s, int small) {
     double v = pow(10.0, (2.0 * perfalign_unit(s) - 1.0) * (small ? 15.0 : 30.0));
     return (perfalign_next(s) & 1) ? -v : v;
 }
-static void perfalign_fill_string(char *p, size_t count, unsigned long long *rng, int profile) {
+static void perfalign_fill_string(char *p, size_t count, unsigned long long *rng, int variant) {
     static const char letters[] = "abcdefghij klmnopqrstuvwxyz,.ABC";
+    int profile = variant & 0xff;
     size_t j;
     for (j = 0; j + 1 < count; j++) {
         if (profile == 7) p[j] = 0;
@@ -359,7 +360,7 @@ static void perfalign_fill_string(char *p, size_t count, unsigned long long *rng
 """
 
 _TYPED = r"""
-static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int ranged, double lo, double hi) {
+static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int ranged, double lo, double hi, int kind) {
     if (ranged) {
         if (PF_ISF(@T@)) return (@T@)(lo + (hi - lo) * perfalign_unit(rng));
         return (@T@)((long long)lo + (long long)(perfalign_next(rng) % (unsigned long long)((long long)hi - (long long)lo + 1)));
@@ -369,16 +370,17 @@ static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int range
         return (@T@)perfalign_next(rng);
     }
     if (profile == 2 && perfalign_next(rng) % 3 == 0) {
-        unsigned long long k = perfalign_next(rng) % 6, bits = 8 * sizeof(@T@);
+        /* One kind of special value per array (NaN alone, +Inf alone, ...), or all kinds mixed. */
+        unsigned long long k = kind < 6 ? (unsigned long long)kind : perfalign_next(rng) % 6, bits = 8 * sizeof(@T@);
         if (PF_ISF(@T@)) {
-            double tiny = sizeof(@T@) <= 4 ? 1e-40 : 4.9e-324, huge = sizeof(@T@) <= 4 ? 3.0e38 : 1.0e308;
+            double tiny = sizeof(@T@) <= 4 ? 1e-40 : 4.9e-324;
             switch (k) {
             case 0: return (@T@)NAN;
             case 1: return (@T@)INFINITY;
             case 2: return (@T@)-INFINITY;
             case 3: return (@T@)-0.0;
             case 4: return (@T@)tiny;
-            default: return (@T@)((perfalign_next(rng) & 1) ? huge : -huge);
+            default: return (@T@)-tiny;
             }
         }
         if (PF_SGN(@T@)) {
@@ -409,19 +411,25 @@ static int perfalign_order_@SLUG@(const void *a, const void *b) {
     @T@ x = *(const @T@ *)a, y = *(const @T@ *)b;
     return (x > y) - (x < y);
 }
-static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng, int profile, int ranged, double lo, double hi) {
+static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng, int variant, int ranged, double lo, double hi) {
+    /* The low byte is the profile; above it, for special values, which kind (6: all kinds mixed). */
+    int profile = variant & 0xff;
     size_t j;
     if (profile == 7) { @T@ z = ranged ? (@T@)lo : (@T@)0; for (j = 0; j < count; j++) p[j] = z; return; }
-    if (profile == 5) { @T@ v = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi); for (j = 0; j < count; j++) p[j] = v; return; }
+    if (profile == 5) { @T@ v = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6); for (j = 0; j < count; j++) p[j] = v; return; }
     if (profile == 6) {
         @T@ v[3];
-        v[0] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi);
-        v[1] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi);
-        v[2] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi);
+        v[0] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6);
+        v[1] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6);
+        v[2] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6);
         for (j = 0; j < count; j++) p[j] = v[perfalign_next(rng) % 3];
         return;
     }
-    for (j = 0; j < count; j++) p[j] = perfalign_draw_@SLUG@(rng, (profile == 1 || profile == 2) ? profile : 0, ranged, lo, hi);
+    {
+        int kind = profile == 2 ? (variant >> 8) % 7 : 6;
+        for (j = 0; j < count; j++)
+            p[j] = perfalign_draw_@SLUG@(rng, (profile == 1 || profile == 2) ? profile : 0, ranged, lo, hi, kind);
+    }
     if (profile == 3 || profile == 4) {
         qsort(p, count, sizeof(@T@), perfalign_order_@SLUG@);
         if (profile == 4)
