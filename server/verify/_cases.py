@@ -174,15 +174,20 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
     for pair in domain.aliases:
         out += [case(plan, s, seed(), alias=pair) for s in ALIAS_SIZES]
     out += distinct_length_cases(plan, seed()) + distinct_length_cases(plan, seed())
-    larger = ODD_SIZES + sorted(rng.sample(range(65, 4097), 3)) + MEDIUM_SIZES
-    for k, s in enumerate(larger):
+    def cheap(s: int) -> bool:
         # Sizes above the problem size too, while the original stays cheap there: a candidate that is
         # wrong only above some size must not pass because this machine picked a small problem size.
-        # Each gets a random case and one of the next profile (a pigeonhole on small values must not pass).
-        if s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS):
+        return s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS)
+
+    for k, s in enumerate(ODD_SIZES + sorted(rng.sample(range(65, 1025), 3))):
+        # A random case and one of the next profile (a pigeonhole on the small values must not pass).
+        if cheap(s):
             out += [case(plan, s, seed()),
                     case(plan, s, seed(), arrays=domain.arrays[(k + 1) % len(domain.arrays)],
-                         scalars=domain.scalars[k % len(domain.scalars)])]
+                         scalars=domain.scalars[k % len(domain.scalars)], variant=k % SPECIAL_KINDS)]
+    for s in MEDIUM_SIZES:
+        if cheap(s):
+            out += [case(plan, s, seed()), case(plan, s, seed())]
     out.append(case(plan, n, seed()))
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 

@@ -64,6 +64,17 @@ def results(worker: Worker, iface: Interface, layout: Layout, counts: list[int],
     return Results(arrays, returned)
 
 
+def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays hold the same bytes (compared as words, without copying them)."""
+    if a.shape != b.shape or a.dtype.itemsize != b.dtype.itemsize:
+        return False
+    if a.size == 0:
+        return True
+    size = a.dtype.itemsize
+    word = np.dtype({1: "u1", 2: "u2", 4: "u4"}.get(size, "u8")) if size in (1, 2, 4) or size % 8 == 0 else np.dtype("u1")
+    return bool(np.array_equal(a.view(word), b.view(word)))
+
+
 def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, *, special: bool = False) -> int | None:
     """The index of the first element where ``got`` differs from ``expected``, or None.
 
@@ -75,7 +86,7 @@ def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, 
     """
     if expected.shape != got.shape:
         return 0
-    if expected.size == 0 or expected.tobytes() == got.tobytes():
+    if expected.size == 0 or same_bytes(expected, got):
         return None
     if expected.dtype.kind != "f":
         bad = np.flatnonzero(expected != got)
@@ -96,7 +107,7 @@ def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, 
 
 def returned_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, *, special: bool = False) -> bool:
     """True when a returned scalar differs: floating point within ``rtol`` of the original's magnitude."""
-    if expected.tobytes() == got.tobytes():
+    if same_bytes(expected, got):
         return False
     if expected.dtype.kind != "f":
         return True

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import Results, first_difference, results, returned_difference
+from ._compare import Results, first_difference, results, returned_difference, same_bytes
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
 from ._worker import Interface, Layout, Worker, WorkerFailure, layout_for
@@ -120,29 +120,49 @@ class Pair:
                 if placed is None or self.bytes(counts) > self.memory_cap:
                     continue
                 layout, alias_of = placed
-                self.setup(self.original, case, counts, layout, alias_of, timeout)
-                self.original.call(timeout)
-                expected = self.results(self.original, layout, counts, timeout).copy()
             except WorkerFailure as failure:
                 return self._original_failed(failure, case)
-            for t in threads or [0]:
+            runs = [(t, r) for t in threads or [0] for r in range(case.repeats)]
+            expected: Results | None = None
+            for t, run in runs:
                 at = f" at {t} threads" if t else ""
                 try:
-                    if t:
+                    if t and run == 0:
                         self.candidate.set_threads(t, timeout=timeout)
-                    for run in range(case.repeats):
+                    if expected is None:
+                        # The first run of a case: both sides at once (nothing is timed here).
+                        expected = self._both(case, counts, layout, alias_of, timeout)
+                        if isinstance(expected, Outcome):
+                            return expected
+                    else:
                         self.setup(self.candidate, case, counts, layout, alias_of, timeout)
                         self.candidate.call(timeout)
-                        # An OpenMP runtime keeps the threads of earlier, larger teams: the budget is the largest.
-                        if t and (used := self.candidate.usage().threads) > budget:
-                            return Outcome("unsafe", f"the candidate ran {used} threads where it was given {t}")
-                        got = self.results(self.candidate, layout, counts, timeout)
-                        wrong = self.difference(expected, got, case, counts, repeated=run > 0)
-                        if wrong:
-                            return Outcome("incorrect", wrong + at)
+                    # An OpenMP runtime keeps the threads of earlier, larger teams: the budget is the largest.
+                    if t and (used := self.candidate.usage().threads) > budget:
+                        return Outcome("unsafe", f"the candidate ran {used} threads where it was given {t}")
+                    got = self.results(self.candidate, layout, counts, timeout)
+                    wrong = self.difference(expected, got, case, counts, repeated=run > 0)
+                    if wrong:
+                        return Outcome("incorrect", wrong + at)
                 except WorkerFailure as failure:
+                    if failure.who == self.original.name:
+                        return self._original_failed(failure, case)
                     return self._candidate_failed(failure, timeout, at)
         return None
+
+    def _both(self, case: Case, counts: list[int], layout: Layout, alias_of: list[int],
+              timeout: float) -> Results | Outcome:
+        """Set up and call both sides together; the original's results (a copy)."""
+        for worker in (self.original, self.candidate):
+            worker.send_setup(seed=case.seed, array_profile=case.array_profile, scalar_profile=int(case.scalars),
+                              lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of)
+        for worker in (self.original, self.candidate):
+            worker.setup_done(len(counts), timeout)
+        for worker in (self.original, self.candidate):
+            worker.send_call()
+        for worker in (self.original, self.candidate):
+            worker.call_done(timeout)
+        return self.results(self.original, layout, counts, timeout).copy()
 
     def difference(self, expected: Results, got: Results, case: Case, counts: list[int], *, repeated: bool = False,
                    timed: bool = False) -> str | None:
@@ -157,7 +177,7 @@ class Pair:
             if p.kind in (Kind.IN, Kind.VEC_IN):
                 if case.alias is not None and i in case.alias:
                     continue  # the buffer is an output's too: compared as that output
-                if x.shape != y.shape or x.tobytes() != y.tobytes():
+                if not same_bytes(x, y):
                     return f"the candidate modified the input '{names[i]}' ({where})"
                 continue
             if x.shape != y.shape:
@@ -201,7 +221,11 @@ class Pair:
                 layout, alias_of = placed
                 for worker in (self.original, self.candidate):
                     worker.cont()
-                    self.setup(worker, case, counts, layout, alias_of, timeout)
+                    worker.send_setup(seed=case.seed, array_profile=case.array_profile,
+                                      scalar_profile=int(case.scalars), lens=list(case.lengths), counts=counts,
+                                      layout=layout, alias_of=alias_of)
+                for worker in (self.original, self.candidate):
+                    worker.setup_done(len(counts), timeout)
                 order = (self.original, self.candidate) if k % 2 == 0 else (self.candidate, self.original)
                 took: dict[int, float] = {}
                 for worker in order:

@@ -282,13 +282,22 @@ class Worker:
     def setup(self, *, seed: int, array_profile: int, scalar_profile: int, lens: list[int], counts: list[int],
               layout: Layout | None, alias_of: list[int], timeout: float) -> list[tuple[int, int]]:
         """Generate a case's inputs; with ``layout`` None, in exactly sized heap buffers (for AddressSanitizer)."""
-        n = len(counts)
+        self.send_setup(seed=seed, array_profile=array_profile, scalar_profile=scalar_profile, lens=lens, counts=counts,
+                        layout=layout, alias_of=alias_of)
+        return self.setup_done(len(counts), timeout)
+
+    def send_setup(self, *, seed: int, array_profile: int, scalar_profile: int, lens: list[int], counts: list[int],
+                   layout: Layout | None, alias_of: list[int]) -> None:
+        """The SETUP command alone: two workers generate their inputs at the same time."""
         if layout is not None and layout.size != self.shm_size:
             os.ftruncate(self.shm_fd, layout.size)
             self.shm_size = layout.size
         self._send(OP_SETUP, setup_payload(seed=seed, array_profile=array_profile, scalar_profile=scalar_profile,
                                            lens=lens, counts=counts, layout=layout, alias_of=alias_of,
                                            shm_size=self.shm_size))
+
+    def setup_done(self, n: int, timeout: float) -> list[tuple[int, int]]:
+        """The reply to :meth:`send_setup`: each array's address range."""
         reply = self._expect(OP_SETUP, OP_OK, timeout)
         values = struct.unpack(f"<{len(reply) // 8}Q", reply)
         return [(values[2 * i], values[2 * i + 1]) for i in range(n)]
@@ -296,9 +305,16 @@ class Worker:
     def call(self, timeout: float) -> float:
         """Call the function once; the wall time of the call in seconds, measured here."""
         start = time.perf_counter()
-        self._send(OP_CALL)
-        self._expect(OP_CALL, OP_DONE, timeout)
+        self.send_call()
+        self.call_done(timeout)
         return time.perf_counter() - start
+
+    def send_call(self) -> None:
+        """The CALL command alone (an untimed call, while the other side calls too)."""
+        self._send(OP_CALL)
+
+    def call_done(self, timeout: float) -> None:
+        self._expect(OP_CALL, OP_DONE, timeout)
 
     def dump(self, layout: Layout, timeout: float) -> Dumped:
         """Copy what lives outside the shared buffers into the dump area; grow it when the worker asks."""
