@@ -619,10 +619,10 @@ class FunctionVerifier:
     def _time(self, prepared: _Prepared, exe: Path, reps: int, timeout: float) -> Timings | Outcome:
         lockdown = "threads" if self.mode == "openmp" else "serial"
         original = self._start(prepared.original_exe, "the original", threads=self.threads,
-                               lockdown=self._original_lockdown(prepared.toolchain), passive=False)
+                               lockdown=self._original_lockdown(prepared.toolchain))
         candidate = None
         try:
-            candidate = self._start(exe, "the candidate", threads=self.threads, lockdown=lockdown, passive=False)
+            candidate = self._start(exe, "the candidate", threads=self.threads, lockdown=lockdown)
             original.hello()
             candidate.hello()
             charge = max(0.0, candidate.usage().run_s - original.usage().run_s) * 1e3 / reps
