@@ -79,7 +79,7 @@ def archer_available() -> bool:
 
 
 def _race_env(threads: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     env.update(
         OMP_NUM_THREADS=str(max(2, threads)),
         OMP_TOOL_LIBRARIES=str(archer_library()),
@@ -103,43 +103,16 @@ def find_race(
     settings: Settings,
     cancel: threading.Event | None = None,
 ) -> str | None:
-    """Build ``sources`` with ThreadSanitizer and Archer, run them, and describe the first race.
+    """Build a whole program from ``sources`` with ThreadSanitizer and Archer, run it, describe the first race.
 
     Returns one line naming the racy source line (``file:line: code``), or None
     when no race was seen, when the build or run failed for another reason
     (the verifier's ordinary checks report those), or when clang or Archer is
     not installed.
     """
-    if not archer_available():
-        return None
-    clang = _clang(language)
-    if clang is None:
-        return None
-    binary = workdir / "race_check"
-    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0"]
-    argv += [f"-I{d}" for d in include_dirs]
-    argv += [str(s) for s in sources] + ["-o", str(binary), "-lm"]
-    built = sandbox.run(
-        argv,
-        cwd=workdir,
-        limits=sandbox.Limits(wall_s=settings.compile_timeout_s, memory_bytes=0),
-        cancel=cancel,
-        sandbox=settings.sandbox,
-        readable=list(include_dirs) + list(sources),
-    )
-    if not built.ok:
-        return None
-    ran = sandbox.run(
-        [str(binary), *run_args],
-        cwd=workdir,
-        limits=sandbox.Limits(wall_s=settings.run_timeout_s * 4, cpu_s=settings.run_timeout_s * 8, memory_bytes=0),
-        env=_race_env(threads),
-        cancel=cancel,
-        sandbox=settings.sandbox,
-    )
-    if ran.timed_out or ran.cancelled:
-        return None
-    return describe_race(ran.stderr, sources)
+    compile_args = [*[f"-I{d}" for d in include_dirs], *map(str, sources)]
+    return _race(compile_args, sources, readable=list(include_dirs) + list(sources), language=language,
+                 workdir=workdir, threads=threads, run_args=run_args, stdin=None, settings=settings, cancel=cancel)
 
 
 def race_in_candidate(
@@ -159,36 +132,38 @@ def race_in_candidate(
     ``c_sources`` are C files (the worker), ``units`` the function's own units
     (the glue and the candidate), compiled with the user's ``flags`` but no
     optimisation flags. The candidate is compiled from the same text as for
-    timing. Returns None when no race was seen, when the build or run failed
-    for another reason, or when clang or Archer is not installed.
+    timing.
     """
+    keep = [f for f in flags if not f.startswith("-O") and f != "-fopenmp" and not f.startswith("-falign")]
+    worker = ["-x", "c", *map(str, c_sources), "-x", "none"] if language == "cpp" else [str(s) for s in c_sources]
+    compile_args = ["-w", *keep, *worker, *map(str, units)]
+    return _race(compile_args, list(units), readable=list(c_sources) + list(units), language=language,
+                 workdir=workdir, threads=threads, run_args=[], stdin=commands, settings=settings, cancel=cancel)
+
+
+def _race(compile_args: list[str], sources: list[Path], *, readable: list[Path], language: str, workdir: Path,
+          threads: int, run_args: list[str], stdin: bytes | None, settings: Settings,
+          cancel: threading.Event | None) -> str | None:
     if not archer_available():
         return None
     clang = _clang(language)
     if clang is None:
         return None
     binary = workdir / "race_check"
-    keep = [f for f in flags if not f.startswith("-O") and f != "-fopenmp" and not f.startswith("-falign")]
-    argv = [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0", "-w", *keep]
-    if language == "cpp":
-        argv += ["-x", "c", *map(str, c_sources), "-x", "none"]
-    else:
-        argv += [str(s) for s in c_sources]
-    argv += [str(s) for s in units] + ["-o", str(binary), "-lm"]
     built = sandbox.run(
-        argv,
+        [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0", *compile_args, "-o", str(binary), "-lm"],
         cwd=workdir,
         limits=sandbox.Limits(wall_s=settings.compile_timeout_s, memory_bytes=0),
         cancel=cancel,
         sandbox=settings.sandbox,
-        readable=list(c_sources) + list(units),
+        readable=readable,
     )
     if not built.ok:
         return None
     ran = sandbox.run(
-        [str(binary)],
+        [str(binary), *run_args],
         cwd=workdir,
-        stdin=commands,
+        stdin=stdin,
         limits=sandbox.Limits(wall_s=settings.run_timeout_s * 4, cpu_s=settings.run_timeout_s * 8, memory_bytes=0),
         env=_race_env(threads),
         cancel=cancel,
@@ -196,7 +171,7 @@ def race_in_candidate(
     )
     if ran.timed_out or ran.cancelled:
         return None
-    return describe_race(ran.stderr, list(units))
+    return describe_race(ran.stderr, sources)
 
 
 LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"([^"]+)"')
