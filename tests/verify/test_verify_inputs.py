@@ -114,9 +114,9 @@ def test_check_sizes_too_big_for_memory_fall_back_to_the_problem_size(
 ) -> None:
     # When the time estimate calls every larger size cheap, an n*n function asks for check sizes
     # (65537**2 doubles) that no run can allocate: the verifier checks up to the problem size instead.
-    from perfalign.server.verify import _verifier as verify_module
+    from perfalign.server.verify import _prepare
 
-    monkeypatch.setattr(verify_module, "_cost_model", lambda *args, **kwargs: (lambda size: 0.0))
+    monkeypatch.setattr(_prepare, "_cost_model", lambda *args, **kwargs: (lambda size: 0.0))
     source = read("bad", "pointer_pairs.c")
     (tmp_path / "pairs.c").write_text(source)
     (tmp_path / "perfalign.toml").write_text('[functions.magnitudes]\nsize = { z = "2*n*n", out = "n*n" }\n')
@@ -278,16 +278,18 @@ def test_a_static_member_function_is_called_through_its_class() -> None:
 def _stall_first_self_checks(monkeypatch: pytest.MonkeyPatch, stalls: int) -> None:
     """Make the first ``stalls`` self-checks of the original run out of time, as on a machine that is
     briefly overloaded: those runs get a time limit per call too short for any call to finish."""
-    real = FunctionVerifier._call_timeout
+    from perfalign.server.verify._runner import Runner
+
+    real = Runner.call_timeout
     left = [stalls]
 
-    def call_timeout(self: FunctionVerifier, baseline_ms: float) -> float:
+    def call_timeout(self: Runner, baseline_ms: float) -> float:
         if left[0] > 0:
             left[0] -= 1
             return 1e-6
         return real(self, baseline_ms)
 
-    monkeypatch.setattr(FunctionVerifier, "_call_timeout", call_timeout)
+    monkeypatch.setattr(Runner, "call_timeout", call_timeout)
 
 
 def test_a_self_check_that_runs_out_of_time_once_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,333 @@
+"""Prepare the original once per function: build its worker, learn its sizes and domain, time it, check it.
+
+The steps, in order: build the glue, the original's unit, the worker and the
+sanitized original; size the arrays and learn the original's domain under
+AddressSanitizer and UBSan (``_probe``); grow the problem size until a call
+takes ``min_time_ms`` (the calibration); drop the profiles the original
+overflows on and the aliased pairs it does not work in place with; and check
+the original against itself in two processes.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import math
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..cparse import FunctionInfo
+from ..verdict import Status
+from . import _cases, _plan, _units
+from ._cases import Case, Domain
+from ._compare import first_difference
+from ._pair import Pair, describe_failure
+from ._plan import HarnessPlan
+from ._probe import ProbeFailure, Prober
+from ._runner import Runner, Stop
+from ._sandbox import RunResult
+from ._toolchain import Toolchain, compiler_error
+from ._units import ArrayProfile, ScalarProfile
+from ._worker import Interface, Worker, WorkerFailure
+
+MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
+CALIBRATE_S = 6.0
+
+
+@dataclass
+class Prepared:
+    """What verifying a candidate of this function needs, made once."""
+
+    plan: HarnessPlan
+    iface: Interface
+    choice: list[int]
+    domain: Domain
+    toolchain: Toolchain
+    glue_obj: Path
+    worker_obj: Path
+    glue_src: Path
+    worker_src: Path
+    original_exe: Path
+    problem_size: int
+    baseline_ms: float
+    cost: Callable[[int], float] | None
+    rtol: float | None
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, language: str, source_path: Path | None,
+                     rng: random.Random) -> Prepared:
+    """Build the original's worker, size and probe it, pick the problem size, check it against itself.
+
+    Raises :class:`Stop` with the verdict when the function cannot be verified.
+    """
+    info = plan.function
+    work = runner.workdir
+    tool = Toolchain.for_function(runner.settings, language, runner.mode, source_text, source_path,
+                                  headers=work / "headers")
+    ext = ".cpp" if language == "cpp" else ".c"
+    glue_src, side_src, worker_src = work / f"glue{ext}", work / f"original{ext}", work / "worker.c"
+    glue_src.write_text(_units.glue_source(plan))
+    side_src.write_text(_units.unit_source(plan, info.text, context=info.context, namespaces=info.namespaces))
+    worker_src.write_text(importlib.resources.files(__package__).joinpath("worker.c").read_text())
+    runner.progress("building the original")
+    t0 = time.monotonic()
+    dirs = [runner.job() for _ in range(4)]
+    glue_obj, side_obj, worker_obj, probe_exe = (dirs[0] / "glue.o", dirs[1] / "original.o", dirs[2] / "worker.o",
+                                                  dirs[3] / "probe")
+    jobs = [
+        (tool.compile([glue_src], glue_obj), "the harness"),
+        (tool.compile([side_src], side_obj), "the original"),
+        (tool.compile_worker(worker_src, worker_obj), "the harness"),
+        (tool.sanitized(worker_src, [glue_src, side_src], probe_exe), "sanitizers"),
+    ]
+    results = runner.parallel([cmd for cmd, _ in jobs], runner.settings.compile_timeout_s, cwds=dirs)
+    for (cmd, what), res in zip(jobs, results):
+        if not res.ok:
+            runner.check_cancel()
+            _build_failure(runner, res, what, info, results, time.monotonic() - t0, source_path)
+    exe_dir = runner.job()
+    original_exe = exe_dir / "original"
+    res = runner.run(tool.link_exe([worker_obj, glue_obj, side_obj], original_exe), runner.settings.compile_timeout_s,
+                    cwd=exe_dir)
+    if not res.ok:
+        _build_failure(runner, res, "the original", info, [res], time.monotonic() - t0, source_path)
+    runner.progress("confirming array sizes with AddressSanitizer")
+    prober = Prober(probe_exe, plan, job=runner.job, env=lambda extra: {**runner.env(1, None), **extra},
+                    sandbox=runner.settings.sandbox, cancel=runner.cancel)
+    try:
+        sized = prober.size()
+        if isinstance(sized, ProbeFailure):
+            raise Stop(runner.verdict(Status.UNSUPPORTED, sized.message))
+        choice, skip_zero = sized
+        runner.progress("learning which inputs the original handles")
+        domain, notes = prober.domain(choice, skip_zero)
+    finally:
+        prober.close()
+    rtol = plan.tolerance
+    original = runner.start(original_exe, "the original", threads=1, lockdown=original_lockdown(tool))
+    try:
+        iface = original.hello()
+        runner.progress("choosing the problem size")
+        n, baseline, points = _calibrate(runner, original, iface, plan, choice)
+        domain = _refine_domain(runner, original, iface, plan, choice, domain, notes)
+    finally:
+        original.close()
+    cost = _cost_model(points, n, baseline, memory_bound=baseline < runner.settings.min_time_ms)
+    prepared = Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
+                         n, baseline, cost, rtol, notes)
+    runner.progress("checking the harness on the original")
+    _self_check(runner, prepared, rng)
+    if skip_zero:
+        prepared.notes.append("sizes of 0 are not checked (the original reads an element even then)")
+    runner.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
+    return prepared
+
+
+def _build_failure(runner: Runner, res: RunResult, what: str, info: FunctionInfo, results: list[RunResult],
+                   elapsed: float, source_path: Path | None) -> None:
+    missing = re.search(r"undefined reference to [`']([^'`]+)'", res.stderr)
+    if missing:
+        symbol = re.sub(r"^perfalign_[wg]_", "", missing.group(1))
+        raise Stop(runner.verdict(
+            Status.UNSUPPORTED,
+            f"{info.qualified_name} uses '{symbol}', which this file does not define; perfalign builds the "
+            "function with the helpers in its own file (a [project] table in perfalign.toml can use the "
+            "project's build instead)",
+        ))
+    if what == "sanitizers" and all(r.ok for r in results[:3]):
+        raise Stop(runner.verdict(Status.UNSUPPORTED, "cannot build the original with AddressSanitizer: "
+                                  + compiler_error(res)))
+    if compiler_error(res).startswith("glue"):
+        raise Stop(runner.verdict(
+            Status.UNSUPPORTED,
+            f"cannot generate inputs for {info.qualified_name}: a parameter or the return value is not a "
+            f"number, an array of numbers, a string or a std::vector of numbers ({compiler_error(res)})",
+        ))
+    hint = "" if source_path else " (give the file's path so its includes are found)"
+    raise Stop(runner.verdict(
+        Status.UNSUPPORTED,
+        f"{info.qualified_name} does not compile on its own{hint}: {compiler_error(res)}",
+        phases={"compile": round(elapsed, 3)},
+    ))
+
+
+def original_lockdown(tool: Toolchain) -> str:
+    """The original may start threads only when its file uses OpenMP."""
+    return "threads" if tool.openmp else "serial"
+
+
+def _calibrate(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPlan,
+               choice: list[int]) -> tuple[int, float, list[tuple[int, float]]]:
+    """Grow the problem size until the original takes ``min_time_ms`` per call (or memory or time runs out)."""
+    esizes = [p.esize for p in iface.params]
+    pair = Pair(worker, worker, iface, plan, choice, None)
+    start = time.monotonic()
+    n = chosen = 8
+    t = 0.0
+    points: list[tuple[int, float]] = []
+    prev_total = -1
+    timeout = runner.settings.run_timeout_s
+    try:
+        while True:
+            runner.check_cancel()
+            case = _cases.case(plan, n, 12345)
+            counts = worker.counts(list(case.lengths), choice, timeout=timeout)
+            total = sum(c * e for c, e in zip(counts, esizes))
+            if total * 3 > MEMORY_CAP:
+                break
+            if total == prev_total and n > 64 and not plan.lengths:
+                break  # the size changes nothing the function sees
+            prev_total = total
+            placed = pair.layout(case, counts, 0)
+            assert placed is not None
+            layout, alias_of = placed
+            samples = []
+            for _ in range(2):
+                Pair.setup(worker, case, counts, layout, alias_of, timeout)
+                samples.append(worker.call(timeout) * 1e3)
+            t = min(samples)
+            chosen = n
+            points.append((n, t))
+            if t >= runner.settings.min_time_ms or time.monotonic() - start > CALIBRATE_S or n > (1 << 40):
+                break
+            if t < runner.settings.min_time_ms / 64:
+                n *= 4
+            elif t < runner.settings.min_time_ms / 3:
+                n *= 2
+            else:
+                n = int(n * 1.35) + 1
+    except WorkerFailure as failure:
+        raise Stop(runner.verdict(Status.UNSUPPORTED, "the original fails when run on generated inputs: "
+                                  + describe_failure(failure, "it"))) from None
+    if not points:
+        raise Stop(runner.verdict(Status.UNSUPPORTED, "the original's inputs do not fit in memory even at size 8"))
+    return chosen, t, points
+
+
+def _refine_domain(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPlan, choice: list[int], domain: Domain,
+                   notes: list[str]) -> Domain:
+    """Drop the profiles of finite inputs the original overflows on (its results are then infinite or NaN)."""
+    pair = Pair(worker, worker, iface, plan, choice, plan.tolerance)
+    timeout = runner.settings.run_timeout_s
+
+    def finite(probes: list[Case]) -> bool:
+        for probe in probes:
+            counts = pair.counts(probe, timeout)
+            placed = pair.layout(probe, counts, 0)
+            if placed is None:
+                continue
+            try:
+                Pair.setup(worker, probe, counts, *placed, timeout)
+                worker.call(timeout)
+                got = pair.results(worker, placed[0], counts, timeout)
+            except WorkerFailure:
+                return False
+            values = [a for i, a in got.arrays.items() if iface.params[i].kind not in (_plan.Kind.IN, _plan.Kind.VEC_IN)]
+            values += [got.returned] if got.returned is not None else []
+            if any(v.dtype.kind == "f" and not np.isfinite(v.astype(np.float64)).all() for v in values):
+                return False
+        return True
+
+    arrays = []
+    for profile in domain.arrays:
+        if profile in (ArrayProfile.RANDOM, ArrayProfile.SPECIAL) or finite(_cases.domain_probes(plan, arrays=profile)):
+            arrays.append(profile)
+        else:
+            notes.append(f"not checked on {profile.name.lower()} inputs: the original overflows on them")
+    scalars = []
+    for scalar in domain.scalars:
+        if scalar is ScalarProfile.RANDOM or finite(_cases.domain_probes(plan, scalars=scalar)):
+            scalars.append(scalar)
+        else:
+            notes.append(f"not checked on {scalar.name.lower()} scalars: the original overflows on them")
+    domain = replace(domain, arrays=tuple(arrays), scalars=tuple(scalars))
+    return _in_place(runner, worker, iface, plan, choice, domain)
+
+
+def _in_place(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPlan, choice: list[int], domain: Domain) -> Domain:
+    """Keep the aliased pairs the original works in place with: the shared buffer ends as the output alone would."""
+    pair = Pair(worker, worker, iface, plan, choice, plan.tolerance)
+    timeout = runner.settings.run_timeout_s
+    kept = []
+    for a, b in domain.aliases:
+        same = True
+        for probe in _cases.domain_probes(plan, alias=(a, b)):
+            counts = pair.counts(probe, timeout)
+            placed = pair.layout(probe, counts, 0)
+            alone = pair.layout(replace(probe, alias=None), counts, 0)
+            if placed is None or alone is None:
+                continue
+            try:
+                Pair.setup(worker, probe, counts, *alone, timeout)
+                worker.call(timeout)
+                expected = pair.results(worker, alone[0], counts, timeout).copy()
+                Pair.setup(worker, probe, counts, *placed, timeout)
+                worker.call(timeout)
+                got = pair.results(worker, placed[0], counts, timeout)
+            except WorkerFailure:
+                same = False
+                break
+            written = b if plan.params[b].kind == _plan.Kind.OUT else a
+            if first_difference(expected.arrays[written], got.arrays[written], plan.tolerance) is not None:
+                same = False
+                break
+        if same:
+            kept.append((a, b))
+    return replace(domain, aliases=tuple(kept))
+
+
+def _self_check(runner: Runner, prepared: Prepared, rng: random.Random) -> None:
+    """The original against itself, in two processes, on every check case: the harness agrees with itself."""
+    cases = _cases.check_cases(prepared.plan, prepared.problem_size, prepared.domain, prepared.cost, rng)
+    lockdown = original_lockdown(prepared.toolchain)
+    for attempt in range(2):
+        timeout = runner.call_timeout(prepared.baseline_ms)
+        first = runner.start(prepared.original_exe, "the original", threads=1, lockdown=lockdown)
+        second = runner.start(prepared.original_exe, "the original (a second run)", threads=1, lockdown=lockdown)
+        try:
+            pair = Pair(first, second, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+            outcome = pair.check(cases, timeout, prime=True)
+        finally:
+            first.close()
+            second.close()
+        if outcome is None:
+            return
+        if outcome.kind == "timeout" and attempt == 0:
+            # The original is the user's own code and ran clean during calibration: a first timeout here is
+            # far more often a burst of load on the machine than a hang, so it gets one more try.
+            runner.check_cancel()
+            runner.progress("checking the harness on the original again (the first check ran out of time)")
+            continue
+        break
+    runner.check_cancel()
+    if outcome.kind == "timeout":
+        reason = f"checking the original against itself took more than {timeout:.0f} s per call (is the machine very busy?)"
+    elif outcome.kind == "incorrect":
+        reason = ("the original does not give the same result twice on the same inputs (does it depend on time, "
+                  f"randomness, uninitialised memory or state kept between calls?): "
+                  f"{outcome.detail.replace('the candidate', 'the second run')}")
+    else:
+        reason = f"the original fails on generated inputs: {outcome.detail.replace('the candidate', 'the original')}"
+    raise Stop(runner.verdict(Status.UNSUPPORTED, reason))
+
+
+def _cost_model(points: list[tuple[int, float]], n: int, t_n: float, *, memory_bound: bool) -> Callable[[int], float]:
+    """Estimated milliseconds of the original at size s, from the calibration runs (a power law)."""
+    usable = [(a, b) for a, b in points if b > 0.02 and a > 0]
+    exponent = 2.0
+    if len(usable) >= 2:
+        (n1, t1), (n2, t2) = usable[-2], usable[-1]
+        if n2 > n1 and t2 > 0 and t1 > 0:
+            exponent = min(3.0, max(1.0, math.log(t2 / t1) / math.log(n2 / n1)))
+
+    def cost(s: int) -> float:
+        if memory_bound and s > n:
+            return float("inf")
+        return max(t_n, 1e-3) * (s / max(n, 1)) ** exponent
+
+    return cost
