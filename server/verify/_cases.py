@@ -29,6 +29,7 @@ MEDIUM_SIZES = [100, 1000, 4099, 10007, 65537]
 MEDIUM_COST_MS = 150.0  # the most a check size above the problem size may cost the original, estimated
 RACE_COST_MS = 4.0
 PROFILE_SIZES = [3, 17, 64]  # where each input profile is tried on its own
+LARGE_PROFILE_SIZES = (257, 1025)  # and once at a random size in this range (where the original is cheap)
 ALIAS_SIZES = [1, 7, 33, 64]
 SPECIAL_KINDS = 7  # NaN, +Inf, -Inf, -0, denormal, -denormal (integers: 0, 1, -1, the limits), then all mixed
 SPECIAL_MIXED = 6
@@ -156,6 +157,12 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
     arrays = [p for p in domain.arrays if p is not ArrayProfile.RANDOM]
     scalars = [p for p in domain.scalars if p is not ScalarProfile.RANDOM]
     out: list[Case] = []
+
+    def cheap(s: int) -> bool:
+        # Sizes above the problem size too, while the original stays cheap there: a candidate that is
+        # wrong only above some size must not pass because this machine picked a small problem size.
+        return s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS)
+
     for s in SMALL_SIZES:
         # Every small size, each with the next of the profiles the original handles.
         a = domain.arrays[s % len(domain.arrays)]
@@ -165,6 +172,10 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
             out.append(case(plan, s, seed()))
     for profile in arrays:
         out += [case(plan, s, seed(), arrays=profile) for s in PROFILE_SIZES]
+        # And once above the small value ranges' sizes: a pigeonhole on the small values ("more than
+        # 201 elements must repeat one") must meet distinct wide values at such a size.
+        if cheap(large := rng.randrange(*LARGE_PROFILE_SIZES)):
+            out.append(case(plan, large, seed(), arrays=profile))
         if profile is ArrayProfile.SPECIAL:
             # Each kind of special value alone too: NaN alone is where "ignores NaN" shows.
             out += [case(plan, s, seed(), arrays=profile, variant=kind)
@@ -174,11 +185,6 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
     for pair in domain.aliases:
         out += [case(plan, s, seed(), alias=pair) for s in ALIAS_SIZES]
     out += distinct_length_cases(plan, seed()) + distinct_length_cases(plan, seed())
-    def cheap(s: int) -> bool:
-        # Sizes above the problem size too, while the original stays cheap there: a candidate that is
-        # wrong only above some size must not pass because this machine picked a small problem size.
-        return s < n or (s != n and cost is not None and cost(s) <= MEDIUM_COST_MS)
-
     for k, s in enumerate(ODD_SIZES + sorted(rng.sample(range(65, 1025), 3))):
         # A random case and one of the next profile (a pigeonhole on the small values must not pass).
         if cheap(s):

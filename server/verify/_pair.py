@@ -138,8 +138,9 @@ class Pair:
                         self.setup(self.candidate, case, counts, layout, alias_of, timeout)
                         self.candidate.call(timeout)
                     # An OpenMP runtime keeps the threads of earlier, larger teams: the budget is the largest.
-                    if t and (used := self.candidate.usage().threads) > budget:
-                        return Outcome("unsafe", f"the candidate ran {used} threads where it was given {t}")
+                    if t and (used := self.candidate.threads_after(budget)) > budget:
+                        return Outcome("unsafe", f"the candidate ran {used} threads where it was given at most "
+                                                 f"{budget}")
                     got = self.results(self.candidate, layout, counts, timeout)
                     wrong = self.difference(expected, got, case, counts, repeated=run > 0)
                     if wrong:

@@ -350,6 +350,20 @@ class Worker:
             self._map = mmap.mmap(self.shm_fd, self.shm_size, mmap.MAP_SHARED, mmap.PROT_READ)
         return self._map
 
+    def threads_after(self, budget: int, settle_s: float = 0.5) -> int:
+        """The worker's thread count, given up to ``settle_s`` to fall to ``budget``.
+
+        An OpenMP runtime whose team shrinks lets the idle threads exit on their
+        own, while the next, larger team may already be starting new ones: for
+        a moment the process has more threads than either team. A thread that
+        stays is counted; one that does its work and ends within the call is
+        charged by the CPU budget when timing.
+        """
+        deadline = time.monotonic() + settle_s
+        while (threads := self.usage().threads) > budget and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return threads
+
     def usage(self) -> Usage:
         """The worker's CPU time so far and its thread count now (see :class:`Usage`)."""
         pid = self.process.pid
