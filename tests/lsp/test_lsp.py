@@ -824,6 +824,9 @@ async def test_the_default_model_suggests_through_the_server(tmp_path: Path) -> 
         answer = await start_job(ed, uri, start_line(text))
         done = await ed.wait_finished(timeout=1500)
         assert done["status"] in {"verified", "none"}, done
+        # The loaded model's build line: perfalign's build repacks the Q4_K_M file's Q6_K weights.
+        report = await ed.run("perfalign.report")
+        assert report["llamaBuild"] == f"{llama_lib.installed_build().summary()}; Q6_K weights repacked"
         reports = ed.client.progress_reports[f"perfalign/{answer['job']}"]
         assert any("sampling" in (getattr(r, "message", "") or "") for r in reports)
         if done["status"] == "verified":
