@@ -79,6 +79,24 @@ class LlamaCppOptions(Options):
     kept_prompts: int = 2
 
 
+def describe_build(build: llama_lib.LlamaBuild, load: llama_lib.LoadReport) -> str:
+    """Which llama.cpp build samples, and what it did with a model's Q6_K weights: one line.
+
+    Without kernels for repacked Q6_K weights (a plain `pip install
+    llama-cpp-python`), every Q6_K matrix is multiplied once per token of a step
+    while the rest is repacked: sampling is slower, but the default settings
+    stay the fastest measured for such a build (docs/benchmarks.md, "Without
+    perfalign's Q6_K kernels").
+    """
+    line = build.summary()
+    if load.q6_k_repacked:
+        return f"{line}; Q6_K weights repacked"
+    if load.q6_k_left_plain:
+        return (f"{line}; Q6_K weights not repacked (no kernels for them in this build): sampling is about "
+                f"1.3x slower than with perfalign's build ({llama_lib.REBUILD})")
+    return line
+
+
 @dataclass
 class GenerationStats:
     """What the last :meth:`LlamaCppBackend.generate` did (for benchmarks)."""
@@ -159,17 +177,20 @@ class LlamaCppBackend(Backend):
                 f"(--model qwen2.5-coder-0.5b)"
             )
         with _INIT_LOCK:
-            if not options.verbose:
-                llama_lib.quiet_logs(lib)
+            llama_lib.quiet_logs(lib, echo=options.verbose)
             lib.llama_backend_init()
         params = lib.llama_model_default_params()
         self.extra_buffer_types = (
             options.extra_buffer_types if options.extra_buffer_types is not None else not llama_lib.has_amx_kernels(lib)
         )
         params.use_extra_bufts = self.extra_buffer_types
-        self._model = lib.llama_model_load_from_file(str(path).encode(), params)
+        with llama_lib.captured_logs(lib) as log:
+            self._model = lib.llama_model_load_from_file(str(path).encode(), params)
         if not self._model:
             raise BackendError(f"llama.cpp could not load {path}: the file is not a valid GGUF model or memory ran out")
+        # Which weights llama.cpp repacked tells whether this build has kernels for Q6_K.
+        self.build = llama_lib.installed_build()
+        self.load_report = llama_lib.read_load_log("".join(log))
         self._vocab = lib.llama_model_get_vocab(self._model)
         template = lib.llama_model_chat_template(self._model, None)
         self._template: bytes | None = template or None
@@ -190,8 +211,19 @@ class LlamaCppBackend(Backend):
     def description(self) -> str:
         suffix = f" + adapter {self.model_info.adapter_name}" if self.model_info.adapter_name else ""
         threads = f"{self.n_threads} threads, {self.n_threads_verifying} while verifying"
-        weights = ", repacked weights" if self.extra_buffer_types else ""
+        weights = ""
+        if self.extra_buffer_types:
+            weights = ", repacked weights"
+            if self.load_report.q6_k_repacked:
+                weights += " (Q6_K too)"
+            elif self.load_report.q6_k_left_plain:
+                weights += " (not Q6_K)"
         return f"{self.model_info.name}{suffix} (llama.cpp, {threads}{weights})"
+
+    @property
+    def build_line(self) -> str:
+        """Which llama.cpp build samples, and what it did with this model's Q6_K weights (:func:`describe_build`)."""
+        return describe_build(self.build, self.load_report)
 
     # ---------------------------------------------------------------- helpers
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .. import registry
+from .. import llama_lib, registry
 from ..registry import RegistryError
 
 
@@ -113,6 +113,7 @@ def info(name: str, as_json: bool) -> None:
         adapter_scale=manifest.adapter_scale if manifest.kind == "adapter" else None,
         card=manifest.card or None,
         manifest=str(manifest.manifest_path),
+        llama_cpp=llama_lib.installed_build().summary() if manifest.backend == "llama-cpp" else None,
     )
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))

@@ -30,6 +30,7 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from .. import llama_lib
 from ..diffs import unified_diff
 from ..errors import PerfalignError, one_line
 from ..events import Finished, Outcome, Progress, VerdictReady
@@ -794,6 +795,7 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         "settingsErrors": ls.effective.errors,
         "configFile": str(ls.effective.config_file) if ls.effective.config_file else None,
         "model": ls.models.loaded_name,
+        "llamaBuild": _llama_build(ls),
         "heavyModules": sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules),
         "store": str(Path(ls.settings.db_path).expanduser()) if ls.settings.db_path else str(home_dir() / "perfalign.db"),
         "storeProblem": ls.store_problem or (ls.store_writer.disabled_reason if ls.store_writer is not None else None),
@@ -803,4 +805,13 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     }
     ls.log(f"report: {report}")
     return report
+
+
+def _llama_build(ls: PerfalignServer) -> str | None:
+    """Which llama.cpp build samples: the loaded model's line, else the installed build's; None for other backends."""
+    loaded = ls.models.backend
+    line = getattr(loaded, "build_line", None)
+    if isinstance(line, str):
+        return line
+    return llama_lib.installed_build().summary() if ls.settings.backend == "llama-cpp" else None
 

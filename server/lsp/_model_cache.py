@@ -86,6 +86,11 @@ class ModelCache:
     def loaded_name(self) -> str | None:
         return self._loaded.name if self._loaded else None
 
+    @property
+    def backend(self) -> LockedBackend | None:
+        """The loaded backend, if any (for reports)."""
+        return self._loaded.backend if self._loaded else None
+
     def get(self, settings: Settings) -> LockedBackend:
         """The backend for ``settings``, loading or reloading it when needed."""
         key = (settings.backend, settings.model, settings.endpoint, model_files(settings))

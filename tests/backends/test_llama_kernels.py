@@ -1,15 +1,25 @@
-"""The llama.cpp build's repacked Q6_K kernels give the logits its plain kernels give.
+"""The llama.cpp build's repacked Q6_K kernels give the results its plain kernels give.
 
 scripts/build-llama.sh patches llama.cpp with x86 kernels for Q6_K weights in
-ggml's repacked layout (scripts/llama-patches/). These tests load a tiny model
-whose every matrix is Q6_K twice, with repacked weights and without, and
-compare the logits of steps that take each kernel: 1 token (gemv), 4 tokens
-(gemm), and 7 and 37 tokens (gemm for each 4, gemv for the rest).
+ggml's repacked layout (scripts/llama-patches/), in AVX2 and AVX-512; a
+-march=native build compiles only the one this CPU takes. So:
+
+- the build: a tiny model whose every matrix is Q6_K is loaded twice, with
+  repacked weights and without, and the logits of steps that take each kernel
+  are compared: 1 token (gemv), 4 tokens (gemm), and 7 and 37 tokens (gemm for
+  each 4, gemv for the rest);
+- each kernel alone: the patched ggml source the script keeps beside its
+  wheel is compiled for one instruction set at a time (AVX2 only, AVX-512,
+  AVX-512 with VNNI) into a small program (q6_k_kernels.cpp) that runs it
+  against ggml's plain Q6_K dot product and its generic repacked kernels, on
+  edge cases as well as random weights. An AVX-512 machine checks all three.
 """
 from __future__ import annotations
 
-import ctypes
+import importlib.util
+import os
 import platform
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +28,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from perfalign.server import llama_lib
+
 X86 = platform.machine() in ("x86_64", "AMD64")
+HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
@@ -49,20 +62,13 @@ class _Logits:
     def __init__(self, path: Path, *, repacked: bool) -> None:
         import llama_cpp
 
-        from perfalign.server import llama_lib as backend
-
         self.lib: Any = llama_cpp
-        self.log: list[str] = []
-        callback = llama_cpp.llama_log_callback(lambda level, text, data: self.log.append(text.decode(errors="replace")))
         llama_cpp.llama_backend_init()
-        llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
-        try:
-            params = llama_cpp.llama_model_default_params()
-            params.use_extra_bufts = repacked
+        params = llama_cpp.llama_model_default_params()
+        params.use_extra_bufts = repacked
+        with llama_lib.captured_logs(llama_cpp) as log:
             self.model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
-        finally:
-            backend._LOG_CALLBACK = None
-            backend.quiet_logs(llama_cpp)
+        self.load = llama_lib.read_load_log("".join(log))
         assert self.model, f"llama.cpp could not load {path}"
         cparams = llama_cpp.llama_context_default_params()
         cparams.n_ctx = 256
@@ -107,21 +113,15 @@ class _Logits:
         self.lib.llama_model_free(self.model)
 
 
-def _repack_buffer_mib(log: list[str]) -> float:
-    for line in "".join(log).splitlines():
-        if "CPU_REPACK model buffer size" in line:
-            return float(line.split("=")[1].split()[0])
-    return 0.0
-
-
 @pytest.mark.skipif(not X86, reason="the patched kernels are x86 (AVX2) kernels")
 def test_repacked_q6_k_weights_give_the_plain_logits(tiny_q6k: Path) -> None:
     plain = _Logits(tiny_q6k, repacked=False)
     repacked = _Logits(tiny_q6k, repacked=True)
     try:
         # Every matrix of this model is Q6_K: a repacked buffer means the Q6_K kernels are in use.
-        assert _repack_buffer_mib(plain.log) == 0.0
-        assert _repack_buffer_mib(repacked.log) > 0.5, "llama.cpp did not repack the Q6_K weights"
+        assert plain.load.repack_mib == 0.0 and not plain.load.repacked
+        assert repacked.load.repack_mib > 0.5, "llama.cpp did not repack the Q6_K weights"
+        assert set(repacked.load.repacked) == {"q6_K"} and repacked.load.q6_k_repacked
         for want, got in zip(plain.run(), repacked.run(), strict=True):
             assert got.shape == want.shape
             scale = float(np.abs(want).max())
@@ -131,3 +131,89 @@ def test_repacked_q6_k_weights_give_the_plain_logits(tiny_q6k: Path) -> None:
     finally:
         plain.close()
         repacked.close()
+
+
+@pytest.mark.skipif(not X86, reason="the patched kernels are x86 (AVX2) kernels")
+def test_the_backend_sees_the_q6_k_kernels_when_it_loads(tiny_q6k: Path) -> None:
+    from perfalign.server import registry
+    from perfalign.server.backends import create_backend
+    from perfalign.server.settings import Settings
+
+    registry.register_gguf("tiny-q6k", tiny_q6k)
+    backend = create_backend(Settings(model="tiny-q6k"), options={"n_threads": 1})
+    try:
+        assert backend.load_report.q6_k_repacked
+        assert backend.build_line == f"{llama_lib.installed_build().summary()}; Q6_K weights repacked"
+        assert "repacked weights (Q6_K too)" in backend.description
+    finally:
+        backend.close()
+
+
+# One instruction set at a time (the x86-64 psABI levels: v3 is AVX2, FMA, F16C,
+# BMI2; v4 adds AVX-512 F, BW, DQ, VL, CD), and what the program checks it got.
+VARIANTS = {
+    "avx2": (("-march=x86-64-v3",), ["-DQ6K_EXPECT_AVX2_ONLY"]),
+    "avx512": (("-march=x86-64-v4",), ["-DQ6K_EXPECT_AVX512"]),
+    "avx512-vnni": (("-march=x86-64-v4", "-mavx512vnni"), ["-DQ6K_EXPECT_AVX512", "-DQ6K_EXPECT_VNNI"]),
+}
+
+
+def kept_source() -> Path:
+    """The patched ggml sources scripts/build-llama.sh kept beside the installed build's wheel."""
+    build = llama_lib.installed_build()
+    if not build.by_perfalign:
+        pytest.fail(f"{build.summary()}: run scripts/build-llama.sh .venv/bin/python")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    source = cache / "perfalign" / "wheels" / f"llama-cpp-python-{build.version}-{build.key}" / "src" / "ggml"
+    if not (source / "src" / "ggml-cpu" / "arch" / "x86" / "repack.cpp").is_file():
+        pytest.fail(f"no patched source in {source}: run scripts/build-llama.sh .venv/bin/python")
+    return source
+
+
+def build_kernel_program(source: Path, target: tuple[str, ...], defines: list[str], out: Path) -> Path:
+    """The kernels of ``source`` compiled for the ``target`` flags alone, linked with the test program."""
+    spec = importlib.util.find_spec("llama_cpp")
+    assert spec is not None and spec.origin is not None
+    lib = Path(spec.origin).parent / "lib"
+    common = ["-std=c++17", "-O2", *target, "-mtune=generic",
+              f"-I{source / 'include'}", f"-I{source / 'src'}", f"-I{source / 'src' / 'ggml-cpu'}"]
+    kernels = out / "kernels.o"
+    # Every other symbol of the file stays inside the program (hidden), so the
+    # library keeps its own kernels and only these two are the ones under test.
+    subprocess.run(["g++", *common, "-fvisibility=hidden", "-Dggml_gemv_q6_K_8x8_q8_K=q6k_under_test_gemv",
+                    "-Dggml_gemm_q6_K_8x8_q8_K=q6k_under_test_gemm", "-c",
+                    str(source / "src" / "ggml-cpu" / "arch" / "x86" / "repack.cpp"), "-o", str(kernels)],
+                   check=True, capture_output=True, timeout=600)
+    program = out / "q6_k_kernels"
+    subprocess.run(["g++", *common, *defines, str(HERE / "q6_k_kernels.cpp"), str(kernels), f"-L{lib}",
+                    "-lggml-cpu", "-lggml-base", f"-Wl,-rpath,{lib}", "-o", str(program)],
+                   check=True, capture_output=True, timeout=600)
+    return program
+
+
+def _disassembly(obj: Path) -> str:
+    done = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(obj)],
+                          capture_output=True, text=True, check=True, timeout=120)
+    return done.stdout
+
+
+@pytest.mark.skipif(not X86, reason="the patched kernels are x86 kernels")
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_each_q6_k_kernel_compiled_alone_matches_ggml(variant: str, tmp_path: Path) -> None:
+    target, defines = VARIANTS[variant]
+    needed = set(llama_lib.cpu_features(target[0].removeprefix("-march="), extra=target[1:]) or ())
+    here = set(llama_lib.cpu_features() or ())
+    assert needed and here, "no C compiler"
+    if not needed <= here:
+        if variant == "avx2":
+            pytest.fail(f"this CPU cannot run AVX2 code (it lacks {' '.join(sorted(needed - here))})")
+        pytest.skip(f"this CPU lacks {' '.join(sorted(needed - here))}")
+    program = build_kernel_program(kept_source(), target, defines, tmp_path)
+    if variant == "avx2" and shutil.which("objdump"):
+        code = _disassembly(tmp_path / "kernels.o")
+        assert "q6k_under_test_gemm" in code and "%ymm" in code and "%zmm" not in code, "not AVX2-only code"
+    done = subprocess.run([str(program)], capture_output=True, text=True, timeout=300)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, "\n".join(line for line in lines if not line.endswith(": ok")) + done.stderr
+    assert len(lines) == 40 and all(line.endswith(": ok") for line in lines)
+    assert {line.split()[0] for line in lines} == {"gemv", "gemm"}

@@ -19,6 +19,8 @@ from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
+from perfalign.server import llama_lib
+
 WORKSPACE = Path(__file__).resolve().parents[1] / "workspace"
 PERFALIGN = str(Path(sys.executable).parent / "perfalign")
 _ids = itertools.count()
@@ -257,6 +259,8 @@ async def test_actions_are_offered_on_a_function_and_not_outside_one(tmp_path: P
         # Listing actions loads no model and imports no machine-learning library.
         report = await ed.run("perfalign.report")
         assert report["model"] is None and report["heavyModules"] == []
+        # Which llama.cpp build the model would run on, read without loading it.
+        assert report["llamaBuild"] == llama_lib.installed_build().summary()
     assert caps is not None
     options = caps.code_action_provider
     assert isinstance(options, types.CodeActionOptions) and options.resolve_provider
@@ -820,6 +824,9 @@ async def test_the_default_model_suggests_through_the_server(tmp_path: Path) -> 
         answer = await start_job(ed, uri, start_line(text))
         done = await ed.wait_finished(timeout=1500)
         assert done["status"] in {"verified", "none"}, done
+        # The loaded model's build line: perfalign's build repacks the Q4_K_M file's Q6_K weights.
+        report = await ed.run("perfalign.report")
+        assert report["llamaBuild"] == f"{llama_lib.installed_build().summary()}; Q6_K weights repacked"
         reports = ed.client.progress_reports[f"perfalign/{answer['job']}"]
         assert any("sampling" in (getattr(r, "message", "") or "") for r in reports)
         if done["status"] == "verified":
