@@ -121,6 +121,10 @@ class InvalidFeedbackError(StoreError, ValueError):
     """Feedback with an action perfalign does not know."""
 
 
+class InvalidReviewError(StoreError, ValueError):
+    """A review with a decision perfalign does not know, or one that does not fit the item."""
+
+
 class StoreDisabledError(StoreError):
     """Logging is off for this session; the message says why."""
 

@@ -4,11 +4,13 @@
 record in one short transaction; :class:`StoreWriter` gives the language
 server one writer thread so that logging never blocks the editor. Reads
 return :class:`StoredRequest` and :class:`StoredCandidate`. The rules that
-turn logged candidates into preference pairs, the training exports, the
+turn logged candidates into preference pairs, the reviewers' decisions on
+them, the training exports, the
 summary numbers and the HTML report live here too (docs/preferences.md).
 """
 from ..errors import (
     InvalidFeedbackError,
+    InvalidReviewError,
     NotFoundError,
     SchemaTooNewError,
     StoreCorruptError,
@@ -24,18 +26,24 @@ from ._ids import function_key, iso_utc, new_id, utc_now
 from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
 from ._policy import StorePolicy
 from ._report import write_report
-from ._rows import StoredCandidate, StoredFeedback, StoredRequest
+from ._reviews import ReviewIndex, ReviewItem, review_items
+from ._rows import REVIEW_DECISIONS, REVIEW_SCOPES, StoredCandidate, StoredFeedback, StoredRequest, StoredReview
 from ._stats import GroupStats, Stats, compute
 from ._writer import StoreWriter
 
 __all__ = [
     "KINDS",
+    "REVIEW_DECISIONS",
+    "REVIEW_SCOPES",
     "CandidateStore",
     "ExportResult",
     "GroupStats",
     "InvalidFeedbackError",
+    "InvalidReviewError",
     "NotFoundError",
     "Pair",
+    "ReviewIndex",
+    "ReviewItem",
     "SchemaTooNewError",
     "Stats",
     "StoreCorruptError",
@@ -49,6 +57,7 @@ __all__ = [
     "StoredCandidate",
     "StoredFeedback",
     "StoredRequest",
+    "StoredReview",
     "assistant",
     "best_good",
     "compute",
@@ -61,6 +70,7 @@ __all__ = [
     "iter_rl",
     "iter_sft",
     "new_id",
+    "review_items",
     "reward_pairs",
     "split_for",
     "utc_now",

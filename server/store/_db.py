@@ -26,6 +26,7 @@ from sqlite_utils import Database
 
 from ..errors import (
     InvalidFeedbackError,
+    InvalidReviewError,
     NotFoundError,
     SchemaTooNewError,
     StoreCorruptError,
@@ -41,12 +42,15 @@ from ._machine import machine_fingerprint
 from ._policy import StorePolicy, full_path, is_under
 from ._rows import (
     FEEDBACK_ACTIONS,
+    REVIEW_DECISIONS,
+    REVIEW_SCOPES,
     VERDICT_COLUMNS,
     ForgetResult,
     PruneResult,
     StoredCandidate,
     StoredFeedback,
     StoredRequest,
+    StoredReview,
 )
 
 # SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF).
@@ -283,6 +287,75 @@ class CandidateStore:
             self._insert("feedback", row)
         return row["id"]
 
+    def record_review(
+        self,
+        candidate_id: str,
+        decision: str,
+        *,
+        other_id: str | None = None,
+        note: str = "",
+        reviewer: str,
+        applies_to: str = "all",
+        source: str = "cli",
+    ) -> str:
+        """Log a reviewer's decision on a candidate, or on the pair (``candidate_id``, ``other_id``) as shown.
+
+        Earlier reviews of the same item are kept; the latest one wins.
+        """
+        if decision not in REVIEW_DECISIONS:
+            raise InvalidReviewError(f"unknown review decision {decision!r}; expected one of {', '.join(REVIEW_DECISIONS)}")
+        if applies_to not in REVIEW_SCOPES:
+            raise InvalidReviewError(f"a review applies to one of {', '.join(REVIEW_SCOPES)}, not {applies_to!r}")
+        if decision == "prefer_other" and other_id is None:
+            raise InvalidReviewError("prefer_other is for a pair: name it CHOSEN:REJECTED")
+        if other_id is not None and other_id == candidate_id:
+            raise InvalidReviewError(f"a pair needs two different candidates, not {candidate_id} twice")
+        if not reviewer.strip():
+            raise InvalidReviewError("a review needs a reviewer name")
+        row = {
+            "id": new_id(),
+            "candidate_id": candidate_id,
+            "other_id": other_id,
+            "decision": decision,
+            "note": note.strip(),
+            "reviewer": reviewer.strip(),
+            "applies_to": applies_to,
+            "source": source,
+            "created_at": utc_now(),
+        }
+        with self._write():
+            requests = set()
+            for cid in (candidate_id, other_id):
+                if cid is None:
+                    continue
+                found = self.conn.execute("SELECT request_id FROM candidates WHERE id = ?", [cid]).fetchone()
+                if found is None:
+                    raise NotFoundError(
+                        f"no candidate {cid} in {self.path}: it was never logged, or `perfalign prefs forget`"
+                        " or the retention period removed it"
+                    )
+                requests.add(found[0])
+            if len(requests) > 1:
+                raise InvalidReviewError(
+                    f"{candidate_id} and {other_id} answer different requests; a pair is two candidates of one request"
+                )
+            self._insert("reviews", row)
+        return row["id"]
+
+    def reviews(self) -> list[StoredReview]:
+        """Every review, oldest first (the order in which they count: a later one replaces an earlier one)."""
+        return [StoredReview(**row) for row in self.query("SELECT * FROM reviews ORDER BY created_at, id")]
+
+    def reviews_of(self, candidate_id: str) -> list[StoredReview]:
+        """The reviews naming a candidate, alone or in a pair, oldest first."""
+        return [
+            StoredReview(**row)
+            for row in self.query(
+                "SELECT * FROM reviews WHERE candidate_id = ? OR other_id = ? ORDER BY created_at, id",
+                [candidate_id, candidate_id],
+            )
+        ]
+
     def record_model(
         self,
         name: str,
@@ -403,9 +476,20 @@ class CandidateStore:
         mode: str | None = None,
         function: str | None = None,
         search: str | None = None,
+        review_status: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Newest candidates first, one flat row each (request fields, verdict, last feedback)."""
+        """Newest candidates first, one flat row each (request fields, verdict, last feedback, last review).
+
+        ``review_status``: ``unreviewed``, ``approved`` (the latest review naming the candidate, alone or in
+        a pair, approves or prefers it over another) or ``excluded`` (the latest one excludes it).
+        """
         where, params = [], []
+        if review_status:
+            if review_status not in REVIEW_STATUSES:
+                raise InvalidReviewError(
+                    f"unknown review status {review_status!r}; expected one of {', '.join(REVIEW_STATUSES)}"
+                )
+            where.append(REVIEW_STATUSES[review_status])
         if status:
             where.append("c.status = ?")
             params.append(status)
@@ -428,7 +512,9 @@ class CandidateStore:
         sql = (
             "SELECT c.id, c.created_at, r.file_path, r.function, r.mode, c.model, c.adapter, c.status,"
             " c.speedup, c.ci_low, c.ci_high, c.request_id,"
-            " (SELECT action FROM feedback f WHERE f.candidate_id = c.id ORDER BY f.id DESC LIMIT 1) AS feedback"
+            " (SELECT action FROM feedback f WHERE f.candidate_id = c.id ORDER BY f.id DESC LIMIT 1) AS feedback,"
+            f" ({_LATEST_REVIEW.format(column='decision')}) AS review,"
+            f" ({_LATEST_REVIEW.format(column='reviewer')}) AS reviewer"
             " FROM candidates c JOIN requests r ON r.id = c.request_id"
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY c.id DESC"
@@ -461,6 +547,10 @@ class CandidateStore:
         orphans = self.query(
             "SELECT count(*) AS n FROM candidates WHERE request_id NOT IN (SELECT id FROM requests)"
         )[0]["n"] + self.query("SELECT count(*) AS n FROM feedback WHERE candidate_id NOT IN (SELECT id FROM candidates)")[0]["n"]
+        orphans += self.query(
+            "SELECT count(*) AS n FROM reviews WHERE candidate_id NOT IN (SELECT id FROM candidates)"
+            " OR (other_id IS NOT NULL AND other_id NOT IN (SELECT id FROM candidates))"
+        )[0]["n"]
         if orphans:
             problems.append(f"{orphans} rows refer to missing requests or candidates")
         return problems
@@ -468,11 +558,16 @@ class CandidateStore:
     # -- deleting
 
     def _delete_requests(self, request_ids: list[str]) -> tuple[int, int, int]:
-        """Delete requests with their candidates and feedback (inside a write transaction)."""
+        """Delete requests with their candidates, feedback and reviews (inside a write transaction)."""
         counts = [0, 0, 0]
         for start in range(0, len(request_ids), 500):
             chunk = request_ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
+            self.conn.execute(
+                f"DELETE FROM reviews WHERE candidate_id IN (SELECT id FROM candidates WHERE request_id IN ({marks}))"
+                f" OR other_id IN (SELECT id FROM candidates WHERE request_id IN ({marks}))",
+                chunk + chunk,
+            )
             cur = self.conn.execute(
                 f"DELETE FROM feedback WHERE candidate_id IN (SELECT id FROM candidates WHERE request_id IN ({marks}))",
                 chunk,
@@ -542,6 +637,18 @@ class CandidateStore:
                     [raw_cutoff],
                 ).rowcount
         return result
+
+
+# The latest review naming candidate c, alone or in a pair; and the filters of ``list_candidates(review_status=)``.
+_LATEST_REVIEW = (
+    "SELECT v.{column} FROM reviews v WHERE v.candidate_id = c.id OR v.other_id = c.id"
+    " ORDER BY v.created_at DESC, v.id DESC LIMIT 1"
+)
+REVIEW_STATUSES = {
+    "unreviewed": "NOT EXISTS (SELECT 1 FROM reviews v WHERE v.candidate_id = c.id OR v.other_id = c.id)",
+    "approved": f"({_LATEST_REVIEW.format(column='decision')}) IN ('approve', 'prefer_other')",
+    "excluded": f"({_LATEST_REVIEW.format(column='decision')}) = 'exclude'",
+}
 
 
 def _fts_query(text: str) -> str:

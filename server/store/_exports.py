@@ -10,6 +10,12 @@
   (context and original function as one compilable file), ``language``,
   ``function``, ``mode`` — and ``split``.
 
+Reviews (``_reviews``) apply to the pairs and SFT examples: an excluded item
+is left out, a ``prefer_other`` pair is written the other way round, and
+every such row says ``review`` (``unreviewed``, ``approved`` or ``flipped``),
+``reviewer`` and ``review_note``. With ``approved_only`` only reviewed rows
+are written. RL prompts hold no model output and are not reviewed.
+
 Rows are split by function: a deterministic hash of the normalised original
 code puts every request for that function in ``train`` or in ``eval``.
 Requests stored without code (privacy setting) or without a prompt are skipped.
@@ -24,6 +30,7 @@ from typing import Any
 
 from ._db import CandidateStore
 from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._reviews import UNREVIEWED, ReviewIndex
 from ._rows import StoredCandidate, StoredRequest
 
 KINDS = ("dpo", "reward", "sft", "rl")
@@ -80,23 +87,69 @@ def _pair_row(req: StoredRequest, pair: Pair, eval_percent: int) -> dict[str, An
     }
 
 
-def iter_dpo(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
+def _reviewed_pairs(
+    store: CandidateStore,
+    kind: str,
+    make: Callable[[list[StoredCandidate]], list[Pair]],
+    eval_percent: int,
+    since: str | None,
+    approved_only: bool,
+    counts: dict[str, int] | None,
+) -> Iterator[dict[str, Any]]:
+    index = ReviewIndex.load(store)
     for req, candidates in _requests_with_candidates(store, since):
-        for pair in dpo_pairs(candidates):
-            yield _pair_row(req, pair, eval_percent)
+        for pair in make(candidates):
+            decided = index.decide_pair(pair, kind)
+            state = decided[1].state if decided else "excluded"
+            if counts is not None:
+                counts[state] = counts.get(state, 0) + 1
+            if decided is None or (approved_only and decided[1].state == UNREVIEWED):
+                continue
+            yield {**_pair_row(req, decided[0], eval_percent), **decided[1].fields()}
 
 
-def iter_reward(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
-    for req, candidates in _requests_with_candidates(store, since):
-        for pair in reward_pairs(candidates):
-            yield _pair_row(req, pair, eval_percent)
+def iter_dpo(
+    store: CandidateStore,
+    eval_percent: int = DEFAULT_EVAL_PERCENT,
+    since: str | None = None,
+    approved_only: bool = False,
+    counts: dict[str, int] | None = None,
+) -> Iterator[dict[str, Any]]:
+    yield from _reviewed_pairs(store, "dpo", dpo_pairs, eval_percent, since, approved_only, counts)
 
 
-def iter_sft(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
+def iter_reward(
+    store: CandidateStore,
+    eval_percent: int = DEFAULT_EVAL_PERCENT,
+    since: str | None = None,
+    approved_only: bool = False,
+    counts: dict[str, int] | None = None,
+) -> Iterator[dict[str, Any]]:
+    yield from _reviewed_pairs(store, "reward", reward_pairs, eval_percent, since, approved_only, counts)
+
+
+def iter_sft(
+    store: CandidateStore,
+    eval_percent: int = DEFAULT_EVAL_PERCENT,
+    since: str | None = None,
+    approved_only: bool = False,
+    counts: dict[str, int] | None = None,
+) -> Iterator[dict[str, Any]]:
+    index = ReviewIndex.load(store)
     seen: set[tuple[str, str]] = set()
     for req, candidates in _requests_with_candidates(store, since):
-        best = best_good(candidates)
+        # An excluded candidate is never imitated: the best of the others takes its place.
+        kept = [c for c in candidates if not index.excluded(c.id, "sft")]
+        if counts is not None and len(kept) < len(candidates) and best_good(candidates) not in kept:
+            counts["excluded"] = counts.get("excluded", 0) + 1
+        best = best_good(kept)
         if best is None or (req.function_key, best.code_hash) in seen:
+            continue
+        decided = index.decide_candidate(best, "sft")
+        assert decided is not None  # excluded candidates were left out above
+        if counts is not None:
+            counts[decided.state] = counts.get(decided.state, 0) + 1
+        if approved_only and decided.state == UNREVIEWED:
             continue
         seen.add((req.function_key, best.code_hash))
         yield {
@@ -106,11 +159,18 @@ def iter_sft(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, si
             "split": split_for(req.function_key, eval_percent),
             "speedup": best.verdict.speedup,
             "candidate_id": best.id,
+            **decided.fields(),
         }
 
 
-def iter_rl(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, since: str | None = None) -> Iterator[dict[str, Any]]:
-    """One prompt per (function, mode): the latest request's."""
+def iter_rl(
+    store: CandidateStore,
+    eval_percent: int = DEFAULT_EVAL_PERCENT,
+    since: str | None = None,
+    approved_only: bool = False,
+    counts: dict[str, int] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """One prompt per (function, mode): the latest request's. Prompts are not reviewed; the review options do nothing."""
     latest: dict[tuple[str, str], StoredRequest] = {}
     for req in store.requests(since):
         if _usable(req):
@@ -142,10 +202,17 @@ class ExportResult:
     files: dict[str, Path] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     splits: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Per kind, items by review state: unreviewed, approved, flipped, excluded (left out).
+    reviews: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            kind: {"file": str(self.files[kind]), "rows": self.rows[kind], "splits": self.splits[kind]}
+            kind: {
+                "file": str(self.files[kind]),
+                "rows": self.rows[kind],
+                "splits": self.splits[kind],
+                "reviews": self.reviews.get(kind, {}),
+            }
             for kind in self.files
         }
 
@@ -156,8 +223,12 @@ def export(
     kinds: tuple[str, ...] = KINDS,
     eval_percent: int = DEFAULT_EVAL_PERCENT,
     since: str | None = None,
+    approved_only: bool = False,
 ) -> ExportResult:
-    """Write ``<kind>.jsonl`` for each kind into ``out_dir``; each file is written whole or not at all."""
+    """Write ``<kind>.jsonl`` for each kind into ``out_dir``; each file is written whole or not at all.
+
+    Excluded items are left out, ``prefer_other`` pairs flipped; ``approved_only`` writes reviewed rows only.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     result = ExportResult()
@@ -167,11 +238,16 @@ def export(
         path = out / f"{kind}.jsonl"
         tmp = path.with_suffix(".jsonl.tmp")
         rows, splits = 0, {"train": 0, "eval": 0}
+        counts: dict[str, int] = {}
         with tmp.open("w", encoding="utf-8") as fh:
-            for row in ITERATORS[kind](store, eval_percent=eval_percent, since=since):
+            rows_of = ITERATORS[kind](store, eval_percent=eval_percent, since=since, approved_only=approved_only,
+                                      counts=counts)
+            for row in rows_of:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                 rows += 1
                 splits[row["split"]] += 1
         tmp.replace(path)
         result.files[kind], result.rows[kind], result.splits[kind] = path, rows, splits
+        if kind != "rl":
+            result.reviews[kind] = counts
     return result

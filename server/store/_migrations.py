@@ -153,6 +153,29 @@ FROM candidates c JOIN requests r ON r.id = c.request_id
     )
 
 
+@migrations()
+def m004_reviews(db: Database) -> None:
+    """Reviewers' decisions on candidates and pairs; every review is kept, the latest of an item wins."""
+    _run(
+        db,
+        """
+CREATE TABLE reviews (
+  id TEXT PRIMARY KEY,
+  candidate_id TEXT NOT NULL REFERENCES candidates (id),
+  other_id TEXT REFERENCES candidates (id),
+  decision TEXT NOT NULL,
+  note TEXT NOT NULL,
+  reviewer TEXT NOT NULL,
+  applies_to TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX idx_reviews_candidate_id ON reviews (candidate_id);
+CREATE INDEX idx_reviews_other_id ON reviews (other_id)
+""",
+    )
+
+
 def known_names() -> list[str]:
     """The names of every migration this version of perfalign knows, in order."""
     return [m.name for m in migrations.pending(Database(memory=True))]

@@ -9,7 +9,10 @@ from ..verdict import Verdict
 
 FEEDBACK_ACTIONS = ("accepted", "rejected", "dismissed", "edited_after_accept")
 ACCEPTING_ACTIONS = frozenset({"accepted", "edited_after_accept"})
-
+# A reviewer's decisions; ``prefer_other`` is for a pair and means its second candidate is the better one.
+REVIEW_DECISIONS = ("approve", "exclude", "prefer_other")
+# What a review applies to: every export, or the pairs or examples of one rule.
+REVIEW_SCOPES = ("all", "dpo", "reward", "sft")
 
 
 @dataclass
@@ -19,6 +22,28 @@ class StoredFeedback:
     action: str
     source: str
     created_at: str
+
+
+@dataclass
+class StoredReview:
+    """A reviewer's decision on a candidate (``other_id`` None) or on a pair (chosen, rejected as shown)."""
+
+    id: str
+    candidate_id: str
+    other_id: str | None
+    decision: str
+    note: str
+    reviewer: str
+    applies_to: str
+    source: str
+    created_at: str
+
+    @property
+    def is_pair(self) -> bool:
+        return self.other_id is not None
+
+    def applies(self, kind: str) -> bool:
+        return self.applies_to in ("all", kind)
 
 
 @dataclass
