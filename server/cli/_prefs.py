@@ -1,4 +1,4 @@
-"""``perfalign prefs``: review the preference store, export training data, forget files."""
+"""``perfalign prefs``: review the preference store, label what may be trained on, export training data, forget files."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,17 @@ from typing import Any
 import click
 
 from ..diffs import unified_diff
-from ..store import CandidateStore, StoredCandidate, StoredRequest, StoreError, StorePolicy, StoreReadOnlyError, iso_utc
+from ..store import (
+    REVIEW_SCOPES,
+    CandidateStore,
+    NotFoundError,
+    StoredCandidate,
+    StoredRequest,
+    StoreError,
+    StorePolicy,
+    StoreReadOnlyError,
+    iso_utc,
+)
 
 database_option = click.option(
     "-d",
@@ -23,6 +33,12 @@ database_option = click.option(
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 since_option = click.option("--since", "since_days", type=click.IntRange(min=1), help="Only the last N days.")
+reviewer_option = click.option(
+    "--reviewer",
+    envvar="PERFALIGN_REVIEWER",
+    help="Who decides (default: $PERFALIGN_REVIEWER, else the user name you are logged in as).",
+)
+REVIEW_STATUS_CHOICE = click.Choice(["unreviewed", "approved", "excluded"])
 
 
 def _db_path(database: Path | None) -> Path:
@@ -54,6 +70,17 @@ def open_store(database: Path | None, *, write: bool = False) -> CandidateStore:
             return CandidateStore(path, read_only=True)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _reviewer(name: str | None) -> str:
+    if name and name.strip():
+        return name.strip()
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        raise click.ClickException("cannot tell who you are from the system; pass --reviewer NAME") from None
 
 
 def _since(days: int | None) -> str | None:
@@ -102,13 +129,15 @@ def path_cmd(database: Path | None) -> None:
 @click.option("--mode", type=click.Choice(["serial", "openmp"]), help="Only this mode.")
 @click.option("--function", help="Only this function name.")
 @click.option("-q", "--search", help="Full-text search in code, function names and file paths.")
+@click.option("--review-status", type=REVIEW_STATUS_CHOICE,
+              help="Only candidates no reviewer has decided on, or whose latest review approves or excludes them.")
 def list_cmd(database: Path | None, as_json: bool, limit: int, status: str | None, model: str | None,
-             mode: str | None, function: str | None, search: str | None) -> None:
+             mode: str | None, function: str | None, search: str | None, review_status: str | None) -> None:
     """List logged candidates, newest first."""
     with open_store(database) as store:
         try:
             rows = store.list_candidates(limit=limit or None, status=status, model=model, mode=mode,
-                                         function=function, search=search)
+                                         function=function, search=search, review_status=review_status)
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None
     if as_json:
@@ -120,12 +149,12 @@ def list_cmd(database: Path | None, as_json: bool, limit: int, status: str | Non
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False)
-    for column in ("id", "when", "file", "function", "mode", "model", "status", "speedup", "feedback"):
+    for column in ("id", "when", "file", "function", "mode", "model", "status", "speedup", "feedback", "review"):
         table.add_column(column, no_wrap=column in {"id", "when", "status"})
     for r in rows:
         table.add_row(r["id"], r["created_at"][:19].replace("T", " "), r["file_path"], r["function"], r["mode"],
                       r["model"] + (f"+{r['adapter']}" if r["adapter"] else ""), r["status"],
-                      _speedup(r["speedup"]), r["feedback"] or "")
+                      _speedup(r["speedup"]), r["feedback"] or "", r["review"] or "")
     _console().print(table)
 
 
@@ -284,14 +313,19 @@ def stats_cmd(database: Path | None, as_json: bool, since_days: int | None) -> N
               help="What to export (repeatable; default: all).")
 @click.option("--eval-percent", type=click.IntRange(0, 100), default=10, show_default=True,
               help="Share of functions held out for evaluation.")
+@click.option("--approved-only", is_flag=True,
+              help="Only pairs and examples a reviewer approved (or flipped); RL prompts are not reviewed.")
 def export_cmd(database: Path | None, as_json: bool, since_days: int | None, output: Path, kinds: tuple[str, ...],
-               eval_percent: int) -> None:
-    """Write training data as JSONL: DPO and reward pairs, SFT examples, RL prompts (see docs/preferences.md)."""
+               eval_percent: int, approved_only: bool) -> None:
+    """Write training data as JSONL: DPO and reward pairs, SFT examples, RL prompts (see docs/preferences.md).
+
+    Items a reviewer excluded are left out and pairs they flipped are written the other way round.
+    """
     from ..store import KINDS, export
 
     with open_store(database) as store:
         try:
-            result = export(store, output, kinds or KINDS, eval_percent, _since(since_days))
+            result = export(store, output, kinds or KINDS, eval_percent, _since(since_days), approved_only)
         except (StoreError, OSError) as exc:
             raise click.ClickException(f"export failed: {exc}") from None
     if as_json:
@@ -299,7 +333,10 @@ def export_cmd(database: Path | None, as_json: bool, since_days: int | None, out
         return
     for kind, path in result.files.items():
         split = result.splits[kind]
-        click.echo(f"{kind:7} {result.rows[kind]:6} rows ({split['train']} train, {split['eval']} eval)  {path}")
+        reviews = result.reviews.get(kind, {})
+        decided = ", ".join(f"{reviews[k]} {k}" for k in ("approved", "flipped", "excluded") if reviews.get(k))
+        click.echo(f"{kind:7} {result.rows[kind]:6} rows ({split['train']} train, {split['eval']} eval)  {path}"
+                   + (f"  reviewed: {decided}" if decided else ""))
 
 
 @prefs.command("report")
@@ -344,3 +381,112 @@ def forget_cmd(path: Path, database: Path | None, as_json: bool, yes: bool) -> N
     if result.requests and not result.compacted:
         click.echo("another process kept the database open, so freed pages are zeroed but the file was not compacted;"
                    " run this again when perfalign is not running")
+
+
+def _candidate_id(store: CandidateStore, ident: str) -> str:
+    """The full id of the candidate ``ident`` names; a request id or an unknown id is an error that says why."""
+    try:
+        kind, full = store.resolve_id(ident)
+    except NotFoundError as exc:
+        raise click.ClickException(
+            f"{exc}: it was never logged, or `perfalign prefs forget` or the retention period removed it"
+        ) from None
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    if kind != "candidate":
+        raise click.ClickException(
+            f"{full} is a request; label one of its candidates or a pair CHOSEN:REJECTED (perfalign prefs show {full})"
+        )
+    return full
+
+
+@prefs.command("label")
+@click.argument("ident", metavar="ID")
+@database_option
+@json_option
+@click.option("--approve", "decision", flag_value="approve", help="Fit to train on as it is.")
+@click.option("--exclude", "decision", flag_value="exclude", help="Never train on it.")
+@click.option("--prefer-other", "decision", flag_value="prefer_other",
+              help="For a pair: the second candidate (the rejected one) is the better one.")
+@click.option("--note", default="", help="A note for the next reviewer; it goes into the exported rows too.")
+@reviewer_option
+@click.option("--rule", "applies_to", type=click.Choice(REVIEW_SCOPES), default="all", show_default=True,
+              help="Which export the decision applies to.")
+def label_cmd(ident: str, database: Path | None, as_json: bool, decision: str | None, note: str,
+              reviewer: str | None, applies_to: str) -> None:
+    """Record a reviewer's decision on a candidate or a pair; the latest decision on an item wins.
+
+    ID is a candidate id (or a unique prefix), or a pair CHOSEN:REJECTED as `prefs export` writes
+    it (chosen_id:rejected_id). Exports leave out excluded items and write prefer-other pairs the other way round.
+    """
+    if decision is None:
+        raise click.UsageError("say what you decide: --approve, --exclude or --prefer-other")
+    parts = ident.split(":")
+    if len(parts) > 2 or not all(p.strip() for p in parts):
+        raise click.ClickException(f"{ident!r} is neither a candidate id nor a pair CHOSEN:REJECTED")
+    name = _reviewer(reviewer)
+    with open_store(database, write=True) as store:
+        ids = [_candidate_id(store, part) for part in parts]
+        try:
+            review_id = store.record_review(ids[0], decision, other_id=ids[1] if len(ids) == 2 else None, note=note,
+                                            reviewer=name, applies_to=applies_to, source="cli")
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+    item = ":".join(ids)
+    if as_json:
+        _echo_json({"id": review_id, "item": item, "decision": decision, "note": note.strip(), "reviewer": name,
+                    "applies_to": applies_to})
+        return
+    words = {"approve": "approved", "exclude": "excluded", "prefer_other": "flipped (the second one preferred)"}
+    scope = "" if applies_to == "all" else f" for {applies_to}"
+    click.echo(f"{item} {words[decision]}{scope} by {name}" + (f": {note.strip()}" if note.strip() else ""))
+
+
+@prefs.command("review")
+@database_option
+@since_option
+@click.option("--function", help="Only this function name.")
+@click.option("--status", help="Only items with a candidate of this verdict status (faster, slower, ...).")
+@click.option("--model", help="Only items with a candidate from this model.")
+@reviewer_option
+def review_cmd(database: Path | None, since_days: int | None, function: str | None, status: str | None,
+               model: str | None, reviewer: str | None) -> None:
+    """Walk pairs and SFT examples in a terminal UI and decide on each with one key (unreviewed ones first).
+
+    a approves, x excludes, p prefers the other candidate of a pair, n adds a note, arrows move, d switches
+    between diffs and code, q quits. Every decision is saved at once; the next run starts where this one stopped.
+    """
+    from ..store import review_items
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.ClickException("prefs review needs a terminal; in scripts use `perfalign prefs label ID --approve`")
+    name = _reviewer(reviewer)
+    store, reason = open_for_review(database)
+    with store:
+        try:
+            items = review_items(store, since=_since(since_days), function=function, status=status, model=model)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+        if not items:
+            click.echo("nothing to review: no pairs or examples match")
+            return
+        from ._review import ReviewApp
+
+        saved = ReviewApp(store, items, name, read_only_reason=reason).run() or 0
+    left = sum(1 for item in items if item.review is None)
+    click.echo(f"saved {saved} decisions; {left} of {len(items)} items unreviewed")
+
+
+def open_for_review(database: Path | None) -> tuple[CandidateStore, str | None]:
+    """The store for the review UI, and why it is read-only (None when decisions can be saved)."""
+    path = _db_path(database)
+    if not path.exists():
+        raise click.ClickException(f"no preference database at {path} yet; it is created when perfalign first logs")
+    try:
+        try:
+            store = CandidateStore(path, policy=_policy())
+        except StoreReadOnlyError as exc:
+            return CandidateStore(path, read_only=True), str(exc)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    return store, (f"{path} was opened read-only" if store.read_only else None)
