@@ -2,8 +2,9 @@
 
 A trained adapter folder holds the PEFT adapter, the tokenizer,
 ``perfalign-run.json`` (the full training config, the base, the data
-snapshot id, loss curve, time per step and peak memory) — so any checkpoint
-can be traced to the data and settings that made it.
+snapshot id, how many of its rows a reviewer decided on, loss curve, time per
+step and peak memory) — so any checkpoint can be traced to the data, the
+decisions and the settings that made it.
 """
 from __future__ import annotations
 
@@ -40,12 +41,15 @@ class TrainResult:
     peak_memory_gb: float
     losses: list[float] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    reviewed_rows: int = 0  # rows whose use a reviewer decided (prefs review / prefs label)
 
     def summary(self) -> str:
         loss = f"loss {self.losses[0]:.4f} -> {self.losses[-1]:.4f}" if self.losses else "no loss logged"
         extra = "".join(f", {k} {v:.4g}" if isinstance(v, float) else f", {k} {v}" for k, v in self.metrics.items())
         return (
-            f"{self.command}: {self.steps} steps on {self.train_rows} rows, {loss}, "
+            f"{self.command}: {self.steps} steps on {self.train_rows} rows"
+            + (f" ({self.reviewed_rows} reviewed rows in the data)" if self.reviewed_rows else "")
+            + f", {loss}, "
             f"{self.seconds_per_step:.2f} s/step, peak memory {self.peak_memory_gb:.2f} GB{extra}; "
             f"adapter in {self.adapter_dir}"
         )
@@ -172,6 +176,7 @@ def save(
         peak_memory_gb=peak_memory_gb(),
         losses=losses_of(trainer),
         metrics=dict(metrics or {}),
+        reviewed_rows=splits.reviewed_rows,
     )
     record = {
         "command": command,
@@ -179,6 +184,8 @@ def save(
         "base": config.base,
         "data_snapshot_id": splits.snapshot_id,
         "data_sources": splits.sources,
+        "data_reviewed_rows": splits.reviewed_rows,
+        "data_reviews": dict(splits.reviews),
         "eval_function_keys": sorted({r["function_key"] for r in splits.eval}),
         "result": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(result).items()},
         "host": platform.node(),

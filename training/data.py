@@ -5,8 +5,9 @@ pairs have ``prompt``/``chosen``/``rejected``, SFT rows ``messages``, RL rows
 ``prompt`` plus ``source``/``language``/``function``/``mode``. Every row has a
 ``function_key``. A function is in one split only: if any row puts it in
 ``eval``, or it belongs to an excluded (evaluation) set, all its rows go to
-``eval``. The snapshot id hashes the rows actually used, so a checkpoint names
-its data.
+``eval``. The snapshot id hashes the rows actually used, with the review state
+and reviewer of each reviewed row, so a checkpoint names its data and whose
+decisions it carries.
 """
 from __future__ import annotations
 
@@ -37,6 +38,13 @@ class Splits:
     snapshot_id: str = ""
     dropped_duplicates: int = 0
     sources: list[str] = field(default_factory=list)
+    # Rows by the review state the store's export wrote (``unreviewed``, ``approved``, ``flipped``).
+    reviews: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def reviewed_rows(self) -> int:
+        """Rows whose use a reviewer decided (approved, or flipped the other way round)."""
+        return sum(n for state, n in self.reviews.items() if state != "unreviewed")
 
     def summary(self) -> str:
         keys_t = {r["function_key"] for r in self.train}
@@ -158,10 +166,16 @@ def load_splits(
     for row in rows:
         row["split"] = "eval" if row["function_key"] in held_out else "train"
         (splits.eval if row["split"] == "eval" else splits.train).append(row)
+        if row.get("review"):
+            splits.reviews[str(row["review"])] = splits.reviews.get(str(row["review"]), 0) + 1
     digest = hashlib.sha256()
     for row in sorted(rows, key=lambda r: _dedupe_key(r, kind)):
         digest.update(_dedupe_key(row, kind).encode())
         digest.update(row["split"].encode())
+        if row.get("review") not in (None, "unreviewed"):
+            # Whose decision a row carries is part of the data: the same pair approved by another reviewer,
+            # or flipped, is another snapshot. Unreviewed rows hash as they did before reviews existed.
+            digest.update(json.dumps([row["review"], row.get("reviewer")]).encode())
     splits.snapshot_id = f"{kind}-{digest.hexdigest()[:12]}"
     return splits
 

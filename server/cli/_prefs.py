@@ -270,7 +270,7 @@ def diff_cmd(ident: str, database: Path | None) -> None:
 @json_option
 @since_option
 def stats_cmd(database: Path | None, as_json: bool, since_days: int | None) -> None:
-    """Acceptance rate, share verified and geomean speedup, overall, by model and by mode."""
+    """Acceptance rate, share verified and geomean speedup, overall, by model and by mode; review coverage."""
     from ..store import GroupStats, compute
 
     with open_store(database) as store:
@@ -301,6 +301,27 @@ def stats_cmd(database: Path | None, as_json: bool, since_days: int | None) -> N
     console.print(table("overall", [stats.overall]))
     console.print(table("by model", stats.by_model))
     console.print(table("by mode", stats.by_mode))
+    coverage = stats.review
+    console.print(f"{coverage.reviews} reviews; {coverage.overall.reviewed} of {coverage.overall.candidates} candidates"
+                  f" reviewed, {coverage.overall.excluded} excluded, {coverage.overall.overruled} overruled")
+    if coverage.reviews:
+        console.print(_review_table("review coverage by function", coverage.by_function))
+        console.print(_review_table("review coverage by model", coverage.by_model))
+
+
+def _review_table(title: str, groups: list[Any]) -> Any:
+    from rich.table import Table
+
+    def share(n: int, total: int) -> str:
+        return f"{n} ({n / total:.0%})" if total else "0"
+
+    t = Table(title=title, box=None, title_justify="left")
+    for col in (title.split()[-1], "candidates", "reviewed", "excluded", "overruled"):
+        t.add_column(col, justify="left" if col == title.split()[-1] else "right")
+    for g in groups:
+        t.add_row(g.name, str(g.candidates), share(g.reviewed, g.candidates), share(g.excluded, g.candidates),
+                  share(g.overruled, g.candidates))
+    return t
 
 
 @prefs.command("export")

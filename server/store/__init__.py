@@ -28,7 +28,7 @@ from ._policy import StorePolicy
 from ._report import write_report
 from ._reviews import ReviewIndex, ReviewItem, review_items
 from ._rows import REVIEW_DECISIONS, REVIEW_SCOPES, StoredCandidate, StoredFeedback, StoredRequest, StoredReview
-from ._stats import GroupStats, Stats, compute
+from ._stats import GroupStats, ReviewCoverage, ReviewGroup, Stats, compute
 from ._writer import StoreWriter
 
 __all__ = [
@@ -42,6 +42,8 @@ __all__ = [
     "InvalidReviewError",
     "NotFoundError",
     "Pair",
+    "ReviewCoverage",
+    "ReviewGroup",
     "ReviewIndex",
     "ReviewItem",
     "SchemaTooNewError",

@@ -2,7 +2,8 @@
 
 The page loads nothing from anywhere: no scripts, no fonts, no stylesheets
 outside the file. Sections: summary, speedup distribution, acceptance over
-time, per-model comparison, per-mode table.
+time, per-model comparison, per-mode table, review coverage (per function and
+per model) and the reviewed items, excluded ones marked.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ._db import CandidateStore
-from ._stats import GroupStats, Stats, candidate_rows, compute
+from ._stats import GroupStats, ReviewGroup, Stats, candidate_rows, compute
 
 WIDTH, HEIGHT = 640, 260
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 56, 16, 28, 56
@@ -167,6 +168,52 @@ def _table(groups: list[GroupStats], first: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
+def _review_table(groups: list[ReviewGroup], first: str) -> str:
+    head = "".join(f"<th>{h}</th>" for h in (first, "candidates", "reviewed", "excluded", "overruled"))
+    rows = "".join(
+        f"<tr><td>{escape(g.name)}</td><td>{g.candidates}</td><td>{g.reviewed} ({_pct(g.to_dict()['share_reviewed'])})"
+        f"</td><td>{g.excluded} ({_pct(g.to_dict()['share_excluded'])})</td>"
+        f"<td>{g.overruled} ({_pct(g.to_dict()['share_overruled'])})</td></tr>"
+        for g in groups
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+DECISION_LABELS = {"approve": "approved", "exclude": "excluded", "prefer_other": "flipped"}
+
+
+def reviewed_items(store: CandidateStore, since: str | None = None) -> list[dict[str, Any]]:
+    """The latest review of each reviewed candidate or pair, newest first, with its function and file."""
+    latest: dict[tuple[str, str | None], dict[str, Any]] = {}
+    sql = (
+        "SELECT v.*, r.function, r.file_path FROM reviews v JOIN candidates c ON c.id = v.candidate_id"
+        " JOIN requests r ON r.id = c.request_id" + (" WHERE v.created_at >= ?" if since else "")
+        + " ORDER BY v.created_at, v.id"
+    )
+    for row in store.query(sql, [since] if since else []):
+        key = (min(row["candidate_id"], row["other_id"] or row["candidate_id"]),
+               None if row["other_id"] is None else max(row["candidate_id"], row["other_id"]))
+        latest[key] = row
+    return sorted(latest.values(), key=lambda r: (r["created_at"], r["id"]), reverse=True)
+
+
+def _items_table(items: list[dict[str, Any]]) -> str:
+    if not items:
+        return "<p>No item has been reviewed yet (<code>perfalign prefs review</code>).</p>"
+    head = "".join(f"<th>{h}</th>" for h in ("item", "function", "decision", "reviewer", "when", "note"))
+    rows = []
+    for r in items:
+        ident = r["candidate_id"] + (f":{r['other_id']}" if r["other_id"] else "")
+        decision = DECISION_LABELS[r["decision"]]
+        css = f' class="{decision}"' if decision == "excluded" else ""
+        rows.append(
+            f"<tr{css}><td><code>{escape(ident)}</code></td><td>{escape(r['function'])} ({escape(r['file_path'])})</td>"
+            f"<td>{f'<strong>{decision}</strong>' if css else decision}</td><td>{escape(r['reviewer'])}</td><td>{escape(r['created_at'][:16])}</td>"
+            f"<td>{escape(r['note'])}</td></tr>"
+        )
+    return (f"<table class=\"items\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 720px; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
@@ -174,11 +221,16 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right
 th:first-child, td:first-child { text-align: left; }
 section { margin-bottom: 2em; }
 svg { font-family: system-ui, sans-serif; }
+table.items td { text-align: left; }
+tr.excluded td { color: #b71c1c; text-decoration: line-through; }
+tr.excluded td:nth-child(3) { text-decoration: none; }
 """
 
 
-def render(stats: Stats, rows: list[dict[str, Any]], db_path: str, generated_at: str) -> str:
+def render(stats: Stats, rows: list[dict[str, Any]], db_path: str, generated_at: str,
+           reviewed: list[dict[str, Any]] | None = None) -> str:
     o = stats.overall
+    coverage = stats.review
     statuses = "".join(f"<tr><td>{escape(s)}</td><td>{n}</td></tr>" for s, n in sorted(o.statuses.items()))
     sections = [
         ("summary", "Summary",
@@ -191,6 +243,14 @@ def render(stats: Stats, rows: list[dict[str, Any]], db_path: str, generated_at:
         ("models", "Per-model comparison",
          model_comparison(stats.by_model) + model_speedups(stats.by_model) + _table(stats.by_model, "model")),
         ("modes", "By mode", _table(stats.by_mode, "mode")),
+        ("review", "Review coverage",
+         f"<p>{coverage.reviews} reviews. A candidate counts as reviewed when any review names it, alone or in a"
+         " pair; excluded and overruled follow its latest review (docs/preferences.md).</p>"
+         + _review_table([coverage.overall], "") + _review_table(coverage.by_function, "function")
+         + _review_table(coverage.by_model, "model")),
+        ("reviewed", "Reviewed items",
+         "<p>The latest decision on each reviewed candidate or pair; excluded items are left out of every export."
+         "</p>" + _items_table(reviewed or [])),
     ]
     body = "".join(f'<section id="{sid}"><h2>{escape(title)}</h2>{html}</section>' for sid, title, html in sections)
     return (
@@ -206,7 +266,8 @@ def write_report(store: CandidateStore, out: str | Path, since: str | None = Non
     from ._ids import utc_now
 
     path = Path(out)
-    html = render(compute(store, since), candidate_rows(store, since), store.path, utc_now())
+    html = render(compute(store, since), candidate_rows(store, since), store.path, utc_now(),
+                  reviewed_items(store, since))
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(path)

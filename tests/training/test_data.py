@@ -90,3 +90,22 @@ def test_cli_reports_errors_in_one_line(tmp_path: Path) -> None:
     result = runner.invoke(main, ["train", "grpo", "--help"])
     assert result.exit_code == 0 and "--num-generations" in result.output and "--verify-workers" in result.output
     json.dumps(cfg.to_dict(cfg.GRPOConfig()))
+
+
+def test_reviews_count_and_name_the_snapshot(tmp_path: Path) -> None:
+    plain = [pair("a", 1), pair("b", 1), pair("c", 1)]
+    write_jsonl(tmp_path / "plain.jsonl", plain)
+    unreviewed = [{**row, "review": "unreviewed", "reviewer": None} for row in plain]
+    write_jsonl(tmp_path / "unreviewed.jsonl", unreviewed)
+    by_alice = [{**plain[0], "review": "approved", "reviewer": "alice"},
+                {**plain[1], "review": "flipped", "reviewer": "alice"}, unreviewed[2]]
+    write_jsonl(tmp_path / "alice.jsonl", by_alice)
+    write_jsonl(tmp_path / "bob.jsonl", [{**by_alice[0], "reviewer": "bob"}, *by_alice[1:]])
+    first = load_splits([tmp_path / "plain.jsonl"], "pairs")
+    assert first.reviewed_rows == 0
+    # Unreviewed rows name the same snapshot as rows exported before reviews existed.
+    assert load_splits([tmp_path / "unreviewed.jsonl"], "pairs").snapshot_id == first.snapshot_id
+    alice = load_splits([tmp_path / "alice.jsonl"], "pairs")
+    assert alice.reviewed_rows == 2 and alice.reviews == {"approved": 1, "flipped": 1, "unreviewed": 1}
+    assert alice.snapshot_id != first.snapshot_id
+    assert load_splits([tmp_path / "bob.jsonl"], "pairs").snapshot_id != alice.snapshot_id

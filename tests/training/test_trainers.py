@@ -92,12 +92,16 @@ def test_dpo_trains_and_records_its_data(tiny: Path, tmp_path: Path) -> None:
     from perfalign.training import dpo
 
     data = tmp_path / "pairs.jsonl"
-    write_jsonl(data, pair_rows() + pair_rows()[:2])  # duplicates are dropped
+    rows = pair_rows()
+    rows[0].update(review="approved", reviewer="alice")  # as `prefs export` writes a reviewed pair
+    rows[1].update(review="unreviewed", reviewer=None)
+    write_jsonl(data, rows + pair_rows()[2:4])  # duplicates are dropped
     result = dpo.main(small(DPOConfig, tiny, tmp_path, data))
     check_run(result, 3)
     assert result.train_rows == 7 and result.eval_rows == 1
     record = common.read_run(result.adapter_dir)
     assert record["eval_function_keys"] == ["f000000000000007"]
+    assert record["data_reviewed_rows"] == 1 and record["data_reviews"] == {"approved": 1, "unreviewed": 1}
 
 
 def test_sft_trains_on_the_fastest_rewrite(tiny: Path, tmp_path: Path) -> None:
