@@ -142,3 +142,32 @@ def test_the_first_migration_still_builds_the_released_schema(tmp_path: Path) ->
     hand, code = _schema(tmp_path / "hand.db"), _schema(tmp_path / "code.db")
     tables = [n for n in hand if not n.startswith(("_sqlite", "idx__sqlite"))]
     assert {n: hand[n] for n in tables} == {n: code[n] for n in tables}
+
+
+def test_a_store_from_before_reviews_gets_the_reviews_table_and_keeps_its_rows(tmp_path: Path) -> None:
+    from sqlite_utils import Database
+
+    from perfalign.server.store import iter_dpo
+    from perfalign.server.store._migrations import migrations
+
+    path = tmp_path / "before.db"
+    build_v1(path)
+    db = Database(path)
+    migrations.apply(db, stop_before="m004_reviews")  # the schema as released before reviews, rows present
+    db.close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO candidates SELECT '01HV1BAD', request_id, created_at, model, adapter, prompt_version,"
+                 " sampling, raw_output, ?, 'h3', diff, 'incorrect', 'wrong sums', NULL, NULL, NULL, NULL, NULL, NULL,"
+                 " threads, problem_size, verdict_mode, verdict_path, '{}', '{}', '{}' FROM candidates", ["int x;"])
+    conn.execute("UPDATE requests SET function_key = '0123456789abcdef'")  # a real key: 16 hex digits
+    conn.commit()
+    conn.close()
+    with CandidateStore(path, prune=False) as store:
+        assert store.schema_version() == known_names() and "reviews" in store.db.table_names()
+        assert store.get_candidate("01HV1CAND").accepted and store.reviews() == []
+        rows = list(iter_dpo(store))
+        assert [(r["chosen_id"], r["rejected_id"], r["review"]) for r in rows] == [("01HV1CAND", "01HV1BAD", "unreviewed")]
+        store.record_review("01HV1CAND", "prefer_other", other_id="01HV1BAD", reviewer="alice", note="old pair")
+        assert [(r["chosen_id"], r["review"], r["reviewer"]) for r in iter_dpo(store)] == [("01HV1BAD", "flipped", "alice")]
+        assert store.list_candidates(review_status="unreviewed") == []
+        assert store.check() == []
