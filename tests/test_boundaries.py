@@ -44,7 +44,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "cli": frozenset(_STAGES) | {"lsp"},
 }
 HEAVY = ("torch", "transformers", "trl", "peft", "llama_cpp", "datasets", "accelerate")
-FRONT_END_LIBRARIES = ("click", "pygls", "lsprotocol")
+FRONT_END_LIBRARIES = ("click", "pygls", "lsprotocol", "textual")
 # Dependencies of the library that load a front-end library themselves as they are imported:
 # sqlite-utils' plugin hooks and httpx's command line import click.
 LOADED_BY_DEPENDENCIES: dict[str, tuple[str, ...]] = {"click": ("sqlite_utils", "httpx")}
@@ -203,7 +203,7 @@ PRIVATE = "across packages, import only from the package itself, never a _module
 EXPORTED = "a name imported across packages is in the target package's __all__"
 TABLE = "a package imports only the packages MAY_IMPORT allows (and the shared modules)"
 SHARED_RULE = "the shared top-level modules import no stage package"
-FRONT_END = "only cli/ and lsp/ import click, pygls or lsprotocol"
+FRONT_END = "only cli/ and lsp/ import click, pygls, lsprotocol or textual"
 TRAINING_RULE = "training/ imports only perfalign.server.<package> (its __init__) and the shared modules"
 
 

@@ -133,7 +133,7 @@ def test_report_is_a_self_contained_page_with_svg_plots(db: tuple[Path, dict[str
     assert code == 0 and str(out) in text
     page = _Page()
     page.feed(out.read_text())
-    assert list(page.sections) == ["summary", "speedups", "acceptance", "models", "modes"]
+    assert list(page.sections) == ["summary", "speedups", "acceptance", "models", "modes", "review", "reviewed"]
     for plot in ("speedups", "acceptance", "models"):
         assert page.sections[plot].get("svg", 0) >= 1 and page.sections[plot].get("rect.bar", 0) >= 1, plot
     assert page.sections["models"]["svg"] == 2 and page.sections["models"]["table"] == 1
