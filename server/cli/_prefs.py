@@ -1,4 +1,4 @@
-"""``perfalign prefs``: review the preference store, label what may be trained on, export training data, forget files."""
+"""``perfalign prefs``: review the preference store, decide what may be trained on, export training data, forget."""
 from __future__ import annotations
 
 import json

@@ -18,8 +18,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Input, Static
 
 from ..diffs import unified_diff
-from ..store import CandidateStore, NotFoundError, ReviewItem, StoredCandidate, StoredReview, StoreError, StoreLockedError
-from ..store import StoreReadOnlyError, iso_utc
+from ..store import (
+    CandidateStore,
+    NotFoundError,
+    ReviewItem,
+    StoredCandidate,
+    StoredReview,
+    StoreError,
+    StoreLockedError,
+    StoreReadOnlyError,
+    iso_utc,
+)
 
 # Below this the two code panes cannot be read; the UI says so instead of drawing them.
 MIN_WIDTH, MIN_HEIGHT = 80, 20

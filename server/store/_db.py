@@ -303,7 +303,9 @@ class CandidateStore:
         Earlier reviews of the same item are kept; the latest one wins.
         """
         if decision not in REVIEW_DECISIONS:
-            raise InvalidReviewError(f"unknown review decision {decision!r}; expected one of {', '.join(REVIEW_DECISIONS)}")
+            raise InvalidReviewError(
+                f"unknown review decision {decision!r}; expected one of {', '.join(REVIEW_DECISIONS)}"
+            )
         if applies_to not in REVIEW_SCOPES:
             raise InvalidReviewError(f"a review applies to one of {', '.join(REVIEW_SCOPES)}, not {applies_to!r}")
         if decision == "prefer_other" and other_id is None:

@@ -170,7 +170,7 @@ def iter_rl(
     approved_only: bool = False,
     counts: dict[str, int] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """One prompt per (function, mode): the latest request's. Prompts are not reviewed; the review options do nothing."""
+    """One prompt per (function, mode): the latest request's. Prompts are not reviewed: the review options do nothing."""
     latest: dict[tuple[str, str], StoredRequest] = {}
     for req in store.requests(since):
         if _usable(req):

@@ -206,9 +206,10 @@ def _items_table(items: list[dict[str, Any]]) -> str:
         ident = r["candidate_id"] + (f":{r['other_id']}" if r["other_id"] else "")
         decision = DECISION_LABELS[r["decision"]]
         css = f' class="{decision}"' if decision == "excluded" else ""
+        shown = f"<strong>{decision}</strong>" if css else decision
         rows.append(
             f"<tr{css}><td><code>{escape(ident)}</code></td><td>{escape(r['function'])} ({escape(r['file_path'])})</td>"
-            f"<td>{f'<strong>{decision}</strong>' if css else decision}</td><td>{escape(r['reviewer'])}</td><td>{escape(r['created_at'][:16])}</td>"
+            f"<td>{shown}</td><td>{escape(r['reviewer'])}</td><td>{escape(r['created_at'][:16])}</td>"
             f"<td>{escape(r['note'])}</td></tr>"
         )
     return (f"<table class=\"items\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")

@@ -166,8 +166,11 @@ def test_a_store_from_before_reviews_gets_the_reviews_table_and_keeps_its_rows(t
         assert store.schema_version() == known_names() and "reviews" in store.db.table_names()
         assert store.get_candidate("01HV1CAND").accepted and store.reviews() == []
         rows = list(iter_dpo(store))
-        assert [(r["chosen_id"], r["rejected_id"], r["review"]) for r in rows] == [("01HV1CAND", "01HV1BAD", "unreviewed")]
+        assert [(r["chosen_id"], r["rejected_id"], r["review"]) for r in rows] == [
+            ("01HV1CAND", "01HV1BAD", "unreviewed")
+        ]
         store.record_review("01HV1CAND", "prefer_other", other_id="01HV1BAD", reviewer="alice", note="old pair")
-        assert [(r["chosen_id"], r["review"], r["reviewer"]) for r in iter_dpo(store)] == [("01HV1BAD", "flipped", "alice")]
+        flipped = [(r["chosen_id"], r["review"], r["reviewer"]) for r in iter_dpo(store)]
+        assert flipped == [("01HV1BAD", "flipped", "alice")]
         assert store.list_candidates(review_status="unreviewed") == []
         assert store.check() == []

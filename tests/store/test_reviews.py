@@ -54,7 +54,8 @@ def test_exports_drop_excluded_items_and_flip_prefer_other(logged: tuple[Candida
     assert flipped[0]["chosen_status"] == "compile_error" and flipped[0]["rejected_speedup"] == 1.75
     assert {r["review"] for r in rows if r is not flipped[0]} == {"unreviewed"}
     # The SFT example falls back to the best candidate that is not excluded.
-    assert [r["candidate_id"] for r in iter_sft(store) if r["function_key"] == rows[0]["function_key"]] == [ids["fast2"]]
+    sft = [r["candidate_id"] for r in iter_sft(store) if r["function_key"] == rows[0]["function_key"]]
+    assert sft == [ids["fast2"]]
     # The same pair in the reward export is flipped too; approved_only keeps just the reviewed rows.
     reward = list(iter_reward(store, approved_only=True))
     assert pairs_of(reward) == [(ids["broken"], ids["fast2"])]
