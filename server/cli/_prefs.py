@@ -495,7 +495,7 @@ def review_cmd(database: Path | None, since_days: int | None, function: str | No
 
         saved = ReviewApp(store, items, name, read_only_reason=reason).run() or 0
     left = sum(1 for item in items if item.review is None)
-    click.echo(f"saved {saved} decisions; {left} of {len(items)} items unreviewed")
+    click.echo(f"saved {saved} decision{'' if saved == 1 else 's'}; {left} of {len(items)} items unreviewed")
 
 
 def open_for_review(database: Path | None) -> tuple[CandidateStore, str | None]:

@@ -84,6 +84,7 @@ class ReviewApp(App[int]):
         Binding("left", "move(-1)", "back"),
         Binding("d", "toggle_view", "diff/code"),
         Binding("q", "quit_review", "quit"),
+        Binding("escape", "close_note", "close the note", show=False),
     ]
 
     def __init__(
@@ -264,6 +265,13 @@ class ReviewApp(App[int]):
         self._show()
         if self.pending_note:
             self._notice("note kept: a, x or p saves it with the decision")
+
+    def action_close_note(self) -> None:
+        """Escape closes the note box and keeps the note as it was before it opened."""
+        box = self.query_one("#note", Input)
+        if box.has_class("open"):
+            box.remove_class("open")
+            self.set_focus(None)
 
     def action_quit_review(self) -> None:
         if self.pending_note and not self._quit_asked:

@@ -256,3 +256,47 @@ async def test_an_item_forgotten_during_the_review_is_reported_not_saved(db: tup
             assert "REMOVED FROM THE STORE" in text_of(app, "#title")
             await pilot.press("q")
         assert store.reviews() == []
+
+
+def test_the_review_command_in_a_real_terminal(db: tuple[Path, dict[str, str]]) -> None:
+    """`perfalign prefs review` as a user runs it: its own process on a pseudo-terminal, keys typed in."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import sys
+    import termios
+    import time
+
+    path, _ = db
+    exe = Path(sys.executable).with_name("perfalign")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: become the command
+        os.environ.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
+        os.execv(str(exe), [str(exe), "prefs", "review", "-d", str(path), "--reviewer", "erin"])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    seen = bytearray()
+
+    def wait_for(text: bytes, timeout: float = 60.0) -> None:
+        start = len(seen)
+        deadline = time.monotonic() + timeout
+        while text not in seen[start:] and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen.extend(os.read(fd, 65536))
+                except OSError:
+                    break
+        assert text in seen[start:], f"{text!r} never appeared; last output {bytes(seen[-300:])!r}"
+
+    try:
+        wait_for(b"1/10")
+        os.write(fd, b"x")
+        wait_for(b"2/10")
+        os.write(fd, b"q")
+        wait_for(b"saved 1 decision; 9 of 10 items unreviewed")
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    with CandidateStore(path) as store:
+        assert [(r.decision, r.reviewer, r.source) for r in store.reviews()] == [("exclude", "erin", "tui")]
