@@ -209,16 +209,20 @@ def _code(console: Any, code: str, language: str, stored: bool) -> None:
 @database_option
 @json_option
 def show_cmd(ident: str, database: Path | None, as_json: bool) -> None:
-    """Show a candidate (or a request): the original, the candidate, the verdict and the feedback.
+    """Show a candidate (or a request): the original, the candidate, the verdict, the feedback and the reviews.
 
     ID is a candidate or request id, or a unique prefix of one.
     """
     with open_store(database) as store:
         req, cand, siblings = _resolve(store, ident)
+        try:
+            reviews = store.reviews_of(cand.id) if cand is not None else []
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
     if as_json:
         data: dict[str, Any] = {"request": asdict(req)}
         if cand is not None:
-            data["candidate"] = _candidate_json(cand)
+            data["candidate"] = {**_candidate_json(cand), "reviews": [asdict(r) for r in reviews]}
         else:
             data["candidates"] = [_candidate_json(c) for c in siblings]
         _echo_json(data)
@@ -243,6 +247,13 @@ def show_cmd(ident: str, database: Path | None, as_json: bool) -> None:
     console.rule("feedback")
     for line in _feedback_lines(cand):
         console.print(line)
+    console.rule("reviews")
+    for r in reviews or []:
+        pair = f" (pair {r.candidate_id}:{r.other_id})" if r.other_id else ""
+        note = f": {r.note}" if r.note else ""
+        console.print(f"{r.created_at[:19].replace('T', ' ')}  {r.decision} by {r.reviewer}{pair}{note}", markup=False)
+    if not reviews:
+        console.print("none")
 
 
 @prefs.command("diff")

@@ -160,6 +160,8 @@ class ReviewApp(App[int]):
         kind = f"{item.rule} pair" if item.is_pair else "SFT example"
         models = sorted({c.model + (f"+{c.adapter}" if c.adapter else "") for c in item.candidates})
         gone = "  REMOVED FROM THE STORE" if item.ident in self._gone else ""
+        if item.left_out and not gone:
+            gone = "  (left out of the exports: one of its candidates is excluded)"
         note = f"  note: {self.pending_note}" if self.pending_note else ""
         self.query_one("#title", Static).update(Text(
             f"{self.position + 1}/{len(self.items)}  {kind}  {req.function} in {req.file_path} ({req.mode})  "

@@ -123,6 +123,7 @@ class ReviewItem:
     candidates: tuple[StoredCandidate, ...]  # (chosen, rejected) for a pair, (candidate,) for an example
     rule: str  # "dpo", "reward" (pairs) or "sft" (an example)
     review: StoredReview | None  # the latest review of exactly this item
+    left_out: bool = False  # a pair no export writes because one of its candidates is excluded
 
     @property
     def is_pair(self) -> bool:
@@ -148,6 +149,8 @@ def review_items(
 ) -> list[ReviewItem]:
     """The pairs and SFT examples the filters select, unreviewed first, each group oldest request first.
 
+    A pair with an excluded candidate counts as reviewed: no export writes it, whatever is decided on it.
+
     ``status`` and ``model`` select items with at least one candidate of that verdict status or model.
     """
     index = ReviewIndex.load(store)
@@ -171,7 +174,8 @@ def review_items(
         if best is not None:
             items.append(ReviewItem(req, (best,), "sft", index.of_candidate(best.id, "sft")))
         for item in items:
+            item.left_out = item.is_pair and any(index.excluded(c.id, item.rule) for c in item.candidates)
             if any(_matches(c, status, model) for c in item.candidates):
-                (fresh if item.review is None else reviewed).append(item)
+                (fresh if item.review is None and not item.left_out else reviewed).append(item)
     pairs_first = sorted(range(len(fresh)), key=lambda i: (not fresh[i].is_pair, i))
     return [fresh[i] for i in pairs_first] + reviewed

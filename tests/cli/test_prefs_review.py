@@ -106,6 +106,12 @@ def test_list_filters_by_review_status(db: tuple[Path, dict[str, str]]) -> None:
     }
     code, out = prefs("list", "-d", str(path), "--review-status", "excluded")
     assert code == 0 and ids["fast"] in out and "exclude" in out
+    # The next reviewer sees the history and the notes.
+    prefs("label", ids["fast"], "--approve", "-d", str(path), "--reviewer", "dave", "--note", "[fine] after all")
+    code, out = prefs("show", ids["fast"], "-d", str(path))
+    assert code == 0 and "exclude by alice" in out and "approve by dave: [fine] after all" in out
+    shown = json.loads(prefs("show", ids["fast"], "-d", str(path), "--json")[1])["candidate"]["reviews"]
+    assert [(r["decision"], r["reviewer"]) for r in shown] == [("exclude", "alice"), ("approve", "dave")]
 
 
 def test_bad_labels_get_a_clear_message_and_change_nothing(db: tuple[Path, dict[str, str]]) -> None:

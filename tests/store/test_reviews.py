@@ -114,6 +114,13 @@ def test_review_items_put_unreviewed_pairs_first(logged: tuple[CandidateStore, d
     assert again[-1].ident == first.ident and again[-1].review is not None
     kinds = [i.is_pair for i in again[:-1]]
     assert kinds == sorted(kinds, reverse=True)  # pairs, then the examples
+    # Pairs that lose a candidate to an exclusion are left out of the exports: they move behind the open items.
+    store.record_review(ids["wrong"], "exclude", reviewer="alice")
+    now = review_items(store)
+    moved = [i for i in now if i.left_out]
+    assert len(moved) >= 2 and all(ids["wrong"] in {c.id for c in i.candidates} for i in moved)
+    still_open = [i.ident for i in now if i.review is None and not i.left_out]
+    assert [i.ident for i in now[: len(still_open)]] == still_open
     only_dot = review_items(store, function="dot")
     assert {i.request.function for i in only_dot} == {"dot"} and only_dot
     assert {c.id for i in review_items(store, status="slower") for c in i.candidates} >= {ids["omp_slow"]}
