@@ -140,7 +140,8 @@ def iter_sft(
     for req, candidates in _requests_with_candidates(store, since):
         # An excluded candidate is never imitated: the best of the others takes its place.
         kept = [c for c in candidates if not index.excluded(c.id, "sft")]
-        if counts is not None and len(kept) < len(candidates) and best_good(candidates) not in kept:
+        first_choice = best_good(candidates)
+        if counts is not None and first_choice is not None and first_choice not in kept:
             counts["excluded"] = counts.get("excluded", 0) + 1
         best = best_good(kept)
         if best is None or (req.function_key, best.code_hash) in seen:
