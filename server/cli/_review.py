@@ -7,6 +7,7 @@ read-only: the items can be read, and the screen says why nothing is saved.
 """
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from rich.console import Group
@@ -126,7 +127,7 @@ class ReviewApp(App[int]):
         self._check_size(self.size.width, self.size.height)
         self._show()
         if self.read_only_reason:
-            self._notice(f"read-only: {self.read_only_reason}. Decisions cannot be saved; you can only look.")
+            self._notice("")
         elif self.items and self.items[0].review is not None:
             self._notice("every item here has been reviewed already; a new decision replaces the last one")
 
@@ -152,6 +153,10 @@ class ReviewApp(App[int]):
         return self.items[self.position]
 
     def _notice(self, text: str) -> None:
+        """A message under the title; on a read-only store, the reason stays there above it."""
+        if self.read_only_reason:
+            banner = f"read-only: {self.read_only_reason}. Decisions cannot be saved; you can only look."
+            text = banner + (f"\n{text}" if text else "")
         self.query_one("#notice", Static).update(Text(text))
 
     def _show(self) -> None:
@@ -200,7 +205,7 @@ class ReviewApp(App[int]):
             self._notice("p (prefer the other) is for pairs; this is a single example: a approves, x excludes")
             return
         if self.read_only_reason:
-            self._notice(f"not saved: {self.read_only_reason}")
+            self._notice("not saved")
             return
         other = item.candidates[1].id if item.is_pair else None
         try:
@@ -217,13 +222,11 @@ class ReviewApp(App[int]):
             return
         except StoreReadOnlyError as exc:
             self.read_only_reason = str(exc)
-            self._notice(f"not saved: {exc}")
+            self._notice("not saved")
             return
         except StoreError as exc:
             self._notice(f"not saved: {exc}")
             return
-        from datetime import datetime, timezone
-
         item.review = StoredReview(review_id, item.candidates[0].id, other, decision, self.pending_note,
                                    self.reviewer, "all", "tui", iso_utc(datetime.now(timezone.utc)))
         self.saved += 1

@@ -225,7 +225,7 @@ async def test_a_read_only_store_can_be_read_but_saves_nothing(db: tuple[Path, d
             await pilot.press("a")
             assert "not saved" in text_of(app, "#notice")
             await pilot.press("right")
-            assert app.position == 1
+            assert app.position == 1 and "read-only" in text_of(app, "#notice")
             await pilot.press("q")
     with CandidateStore(path) as store:
         assert store.reviews() == []
