@@ -156,9 +156,13 @@ def test_a_store_from_before_reviews_gets_the_reviews_table_and_keeps_its_rows(t
     migrations.apply(db, stop_before="m004_reviews")  # the schema as released before reviews, rows present
     db.close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO candidates SELECT '01HV1BAD', request_id, created_at, model, adapter, prompt_version,"
-                 " sampling, raw_output, ?, 'h3', diff, 'incorrect', 'wrong sums', NULL, NULL, NULL, NULL, NULL, NULL,"
-                 " threads, problem_size, verdict_mode, verdict_path, '{}', '{}', '{}' FROM candidates", ["int x;"])
+    columns = ("id, request_id, created_at, model, adapter, prompt_version, sampling, raw_output, code, code_hash,"
+               " diff, status, detail, speedup, ci_low, ci_high, p_value, baseline_ms, candidate_ms, threads,"
+               " problem_size, verdict_mode, verdict_path, timings, phases, verdict_extra")
+    conn.execute(f"INSERT INTO candidates ({columns}) SELECT '01HV1BAD', request_id, created_at, model, adapter,"
+                 " prompt_version, sampling, raw_output, ?, 'h3', diff, 'incorrect', 'wrong sums', NULL, NULL, NULL,"
+                 " NULL, NULL, NULL, threads, problem_size, verdict_mode, verdict_path, '{}', '{}', '{}'"
+                 " FROM candidates", ["int x;"])
     conn.execute("UPDATE requests SET function_key = '0123456789abcdef'")  # a real key: 16 hex digits
     conn.commit()
     conn.close()
