@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from textual.widgets import Static
 
@@ -149,6 +151,11 @@ def test_stats_and_report_show_review_coverage(db: tuple[Path, dict[str, str]], 
     assert stats["overall"]["candidates"] == 7  # the existing numbers are unchanged
     code, out = prefs("stats", "-d", str(path))
     assert code == 0 and "3 of 7 candidates reviewed, 1 excluded, 3 overruled" in out
+    canned = yaml.safe_load((REPO / "docs" / "datasette-metadata.yml").read_text())["databases"]["perfalign"]
+    conn = sqlite3.connect(path)
+    rows = conn.execute(canned["queries"]["reviews"]["sql"]).fetchall()
+    conn.close()
+    assert [(r[1], r[2], r[9]) for r in rows] == [("bob", "prefer_other", ""), ("alice", "exclude", "non-portable")]
     assert "review coverage by function" in out
     report = tmp_path / "report.html"
     assert prefs("report", "-d", str(path), "-o", str(report))[0] == 0
