@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -24,6 +25,7 @@ from ..errors import one_line
 from ..paths import home_dir
 from ._config import EffectiveSettings, effective_settings
 from ._feedback import Logged, Offer, Suggestion
+from ._io import PerfalignProtocol, serve_socket, serve_stream
 from ._jobs import JobManager, JobState
 from ._model_cache import ModelCache
 from ._text import UTF8, UTF16, UTF32, LineIndex, NotUtf8, same_code, squashed
@@ -120,6 +122,7 @@ class PerfalignServer(LanguageServer):
             "perfalign",
             _version(),
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=PerfalignProtocol,
         )
         self.root: Path | None = None
         self.editor_settings: dict[str, Any] = {}
@@ -424,6 +427,42 @@ class PerfalignServer(LanguageServer):
         try:
             self.tell(f"internal error: {one_line(error)} (details in {log_path()})", types.MessageType.Error)
         except Exception:
+            pass
+
+    # -- the connection ---------------------------------------------------------
+    # pygls' own loops stop reading after one malformed header; these read through ``_io``.
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdio until the client closes it or asks the server to exit."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve_stream(self.protocol, self._stop_event, stdin or sys.stdin.buffer))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on a TCP socket."""
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await serve_socket(self.protocol, stop, reader)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            logger.info("serving on %s:%s", host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except asyncio.CancelledError:
             pass
 
     def shutdown(self) -> None:  # the end of the connection, however it came
