@@ -28,6 +28,17 @@ def _open_store(settings):  # type: ignore[no-untyped-def]
         return None, f"not logging to the preference store: {describe(exc, 'opening the preference store')}"
 
 
+def _check_file(file: Path) -> None:
+    """A pipe, device, folder or oversized FILE is refused before anything reads it."""
+    from ..errors import SourceFileError  # noqa: PLC0415
+    from ..files import check_source  # noqa: PLC0415
+
+    try:
+        check_source(file)
+    except SourceFileError as exc:
+        raise click.UsageError(exc.message) from None
+
+
 def _status_style(status: str) -> str:
     return {"faster": "green", "not_significant": "yellow", "slower": "red"}.get(status, "magenta")
 
@@ -68,6 +79,7 @@ def optimize(
         raise click.UsageError("give exactly one of --function NAME or --line N")
     if line is not None and line < 1:
         raise click.UsageError("--line counts from 1")
+    _check_file(file)
     try:
         settings = load_settings(file.parent, {"model": model, "samples": samples, "threads": threads})
     except SettingsError as exc:

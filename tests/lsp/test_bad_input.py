@@ -218,3 +218,59 @@ def test_a_notification_with_bad_params_is_logged_and_ignored(client: RawClient)
     assert "textDocument/didOpen" in client.logged("invalid params")["params"]["message"]
     client.request(3, "textDocument/codeAction", actions_params((client.root / "kernel.c").as_uri()))  # type: ignore[attr-defined]
     assert titles(client.answer(3)) == ["Optimize this function", "Parallelize with OpenMP"]
+
+
+# ---------------------------------------------------------------- documents that are not open
+
+
+def read_bytes_of(pid: int) -> int:
+    """Bytes the process has read so far (every read call, from any file)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/PID/io")
+
+
+def special_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Paths that must never be read as source, and what the server must call each."""
+    fifo = tmp_path / "pipe.c"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.c"
+    folder.mkdir()
+    files = {
+        "a named pipe": (fifo, "a named pipe"),
+        "a folder": (folder, "a folder"),
+        "a device": (Path("/dev/zero"), "a device"),
+        "a kernel file that blocks": (Path("/proc/kmsg"), "in /proc"),
+    }
+    return {name: found for name, found in files.items() if found[0].exists()}
+
+
+@pytest.mark.parametrize("name", ["a named pipe", "a folder", "a device", "a kernel file that blocks"])
+def test_a_special_file_is_refused_at_once_and_the_server_goes_on(client: RawClient, tmp_path: Path, name: str) -> None:
+    path, kind = special_files(tmp_path)[name]
+    started = time.monotonic()
+    client.request(1, "textDocument/codeAction", actions_params(path.as_uri(), 0))
+    assert client.answer(1, timeout=10)["result"] == []
+    assert time.monotonic() - started < 5
+    shown = [n["params"]["message"] for n in client.notes if n.get("method") == "window/showMessage"]
+    assert any("is not a regular file" in m and kind in m for m in shown), shown
+    # The event loop is free: the next request is answered, and shutdown works.
+    uri = (client.root / "kernel.c").as_uri()  # type: ignore[attr-defined]
+    client.request(2, "textDocument/codeAction", actions_params(uri))
+    assert titles(client.answer(2)) == ["Optimize this function", "Parallelize with OpenMP"]
+    client.request(3, "workspace/executeCommand", {"command": "perfalign.optimize",
+                                                   "arguments": [{"uri": path.as_uri(), "line": 0}]})
+    assert "is not a regular file" in client.answer(3, timeout=10)["result"]["message"]
+
+
+def test_a_huge_sparse_file_is_refused_without_being_read(client: RawClient, tmp_path: Path) -> None:
+    huge = tmp_path / "huge.c"
+    with huge.open("wb") as fh:
+        fh.truncate(6 * 2**30)  # 6 GiB of holes: no disk used
+    before = read_bytes_of(client.proc.pid)
+    client.request(1, "textDocument/codeAction", actions_params(huge.as_uri(), 0))
+    assert client.answer(1, timeout=10)["result"] == []
+    assert read_bytes_of(client.proc.pid) - before < 1_000_000
+    shown = [n["params"]["message"] for n in client.notes if n.get("method") == "window/showMessage"]
+    assert any("6442.5 MB" in m and "up to 2 MB" in m for m in shown), shown
