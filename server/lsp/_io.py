@@ -132,6 +132,7 @@ async def serve(
             except TimeoutError:
                 for event in framer.flush():
                     handle(protocol, event)
+                    await asyncio.sleep(0)
                 continue
         else:
             chunk = await next_chunk()
@@ -141,6 +142,9 @@ async def serve(
             break
         for event in framer.feed(chunk):
             handle(protocol, event)
+            # Let the handler just started run first, as when each message is read on its own:
+            # messages take effect in the order they were sent.
+            await asyncio.sleep(0)
             if stop.is_set():
                 break
 
