@@ -80,12 +80,15 @@ def translate(exc: sqlite3.Error, path: str) -> StoreError:
     return StoreError(f"{path}: {text}")
 
 
+READ_ONLY_FS = "its folder is on a read-only file system"
+
+
 def folder_not_writable(path: str | Path) -> str | None:
     """Why the folder of ``path`` cannot be written (a read-only file system, its permissions), or None."""
     folder = os.path.dirname(os.path.abspath(str(path))) or "."
     try:
         if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return "its folder is on a read-only file system"
+            return READ_ONLY_FS
     except OSError as exc:
         return f"its folder cannot be reached ({exc.strerror})"
     if not os.access(folder, os.W_OK):
@@ -144,6 +147,11 @@ class CandidateStore:
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise StoreReadOnlyError(f"cannot create the folder for {self.path}: {exc.strerror}") from None
+                if (why := folder_not_writable(self.path)) == READ_ONLY_FS:
+                    raise StoreReadOnlyError(
+                        f"cannot write {self.path}: {why}; the review commands (perfalign prefs list, show, stats)"
+                        " still read it"
+                    )
         if self.read_only and not memory:
             full = os.path.abspath(self.path)
             why = folder_not_writable(full)
