@@ -274,3 +274,27 @@ def test_a_huge_sparse_file_is_refused_without_being_read(client: RawClient, tmp
     assert read_bytes_of(client.proc.pid) - before < 1_000_000
     shown = [n["params"]["message"] for n in client.notes if n.get("method") == "window/showMessage"]
     assert any("6442.5 MB" in m and "up to 2 MB" in m for m in shown), shown
+
+
+# ---------------------------------------------------------------- settings
+
+
+def test_out_of_range_settings_and_a_workspace_retention_are_reported_not_applied(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "perfalign.toml").write_text("[perfalign]\nstore_retention_days = 1\nsamples = 3\n")
+    c = RawClient(tmp_path / "home")
+    try:
+        c.request("init", "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
+                                         "initializationOptions": {"threads": -3, "runTimeoutS": 0}})
+        assert "result" in c.answer("init", timeout=60)
+        c.message({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        c.request(1, "workspace/executeCommand", {"command": "perfalign.report", "arguments": []})
+        report = c.answer(1)["result"]
+        assert report["settings"]["threads"] == 2 and report["settings"]["run_timeout_s"] == 60
+        assert report["settings"]["samples"] == 3 and report["settings"]["store_retention_days"] == 365
+        errors = " | ".join(report["settingsErrors"])
+        assert "setting 'threads' must be a whole number from 1 to 1024, got -3" in errors
+        assert "store_retention_days is ignored there" in errors
+    finally:
+        c.close()
