@@ -130,7 +130,8 @@ def start_reading(path: str | Path, limit: int = MAX_SOURCE_BYTES, what: str = "
 
 def timeout_error(path: str | Path, seconds: float, what: str = "the file") -> SourceFileError:
     return SourceFileError(
-        "timeout", f"reading {what} {path} took more than {seconds:g} s, so perfalign left it (a slow or hung file system?)"
+        "timeout",
+        f"reading {what} {path} took more than {seconds:g} s, so perfalign left it (a slow or hung file system?)",
     )
 
 

@@ -374,7 +374,7 @@ def forget_cmd(path: Path, database: Path | None, as_json: bool, yes: bool) -> N
 @json_option
 @click.option("--dry-run", is_flag=True, help="Show what would be removed and change nothing.")
 def prune_cmd(database: Path | None, as_json: bool, dry_run: bool) -> None:
-    """Apply your retention settings now: old requests go with their candidates and feedback, old raw outputs are dropped.
+    """Apply your retention settings now: old requests go, with their candidates and feedback; old raw outputs too.
 
     Only your own settings count (settings.toml in the perfalign data folder);
     a workspace's perfalign.toml cannot set retention. Nothing written in the

@@ -62,7 +62,7 @@ def apply_each(base: Settings, overrides: dict[str, Any], origin: str) -> tuple[
 
 
 def effective_settings(root: Path | None, editor: dict[str, Any] | None) -> EffectiveSettings:
-    """Defaults, the user's settings file, ``[perfalign]`` of the workspace's ``perfalign.toml``, the editor's values."""
+    """Defaults, the user's settings file, the workspace's ``perfalign.toml`` (``[perfalign]``), the editor's values."""
     errors: list[str] = []
     try:
         settings = user_settings()

@@ -230,7 +230,8 @@ def _content_length(block: bytes) -> tuple[int | None, str | None]:
 
 def _last_header_start(block: bytes) -> int:
     """Where the last Content-Length line inside a header block starts (0 when only at its start)."""
-    starts = [m.start() for m in _HEADER_START.finditer(block) if m.start() > 0 and block[m.start() - 1 : m.start()] == b"\n"]
+    starts = [m.start() for m in _HEADER_START.finditer(block)
+              if m.start() > 0 and block[m.start() - 1 : m.start()] == b"\n"]
     return starts[-1] if starts else 0
 
 

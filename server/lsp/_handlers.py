@@ -263,7 +263,8 @@ async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> li
         view = await ls.load(uri)
     except Refusal as exc:
         if exc.status != "unsupported":
-            ls.warn_once(uri, exc.message if exc.status in FILE_PROBLEMS else f"{Path(unquote(uri)).name}: {exc.message}")
+            named = exc.message if exc.status in FILE_PROBLEMS else f"{Path(unquote(uri)).name}: {exc.message}"
+            ls.warn_once(uri, named)
         return []
     span = ls.function_at(view, params.range.start.line)
     if span is None:

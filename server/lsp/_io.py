@@ -69,7 +69,10 @@ def _reason(exc: Exception) -> str:
         return format_exception(error, kind)
 
     try:
-        found = cattrs.transform_error(exc, format_exception=describe) if isinstance(exc, cattrs.BaseValidationError) else [str(exc)]
+        if isinstance(exc, cattrs.BaseValidationError):
+            found = cattrs.transform_error(exc, format_exception=describe)
+        else:
+            found = [str(exc)]
     except Exception:
         found = [str(exc)]
     parts = []

@@ -12,7 +12,8 @@ from perfalign.server.cparse import CParseError, find_function
 
 PERFALIGN = str(Path(sys.executable).parent / "perfalign")
 
-MADE_BY_MACRO = """#define DEFINE_SUM(T) T sum_##T(const T *a, int n) { T s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }
+MADE_BY_MACRO = """#define DEFINE_SUM(T) T sum_##T(const T *a, int n) \\
+    { T s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }
 DEFINE_SUM(int)
 DEFINE_SUM(double)
 """
@@ -40,7 +41,7 @@ def test_a_function_made_by_a_macro_is_named_as_such() -> None:
     with pytest.raises(CParseError) as caught:
         find_function(MADE_BY_MACRO, "c", name="sum_double")
     message = caught.value.message
-    assert message.startswith("sum_double is produced by the macro DEFINE_SUM (called at line 3)")
+    assert message.startswith("sum_double is produced by the macro DEFINE_SUM (called at line 4)")
     assert "gcc -E -P" in message and "does not parse" not in message
 
 

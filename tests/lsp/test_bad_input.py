@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 PERFALIGN = str(Path(sys.executable).parent / "perfalign")
-KERNEL = "double sum(const double *x, int n) {\n    double s = 0;\n    for (int i = 0; i < n; i++) s += x[i];\n    return s;\n}\n"
+KERNEL = "double sum(const double *x, int n) {\n    double s = 0;\n    for (int i = 0; i < n; i++) s += x[i];\n" \
+    "    return s;\n}\n"
 
 
 class RawClient:
@@ -216,7 +217,8 @@ def test_invalid_params_get_invalid_params_with_the_reason(client: RawClient, na
 def test_a_notification_with_bad_params_is_logged_and_ignored(client: RawClient) -> None:
     client.message({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 5}})
     assert "textDocument/didOpen" in client.logged("invalid params")["params"]["message"]
-    client.request(3, "textDocument/codeAction", actions_params((client.root / "kernel.c").as_uri()))  # type: ignore[attr-defined]
+    uri = (client.root / "kernel.c").as_uri()  # type: ignore[attr-defined]
+    client.request(3, "textDocument/codeAction", actions_params(uri))
     assert titles(client.answer(3)) == ["Optimize this function", "Parallelize with OpenMP"]
 
 

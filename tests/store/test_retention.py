@@ -34,7 +34,8 @@ def old_store(path: Path, days: float = 3.0) -> None:
 
 def rows(path: Path) -> int:
     with sqlite3.connect(path) as conn:
-        return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("requests", "candidates", "feedback"))
+        tables = ("requests", "candidates", "feedback")
+        return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
 
 
 def perfalign(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
@@ -81,7 +82,8 @@ def test_a_read_command_never_prunes_but_prune_applies_the_users_setting(setup: 
     assert rows(db) == 3 * ROWS
     done = perfalign("prefs", "prune", cwd=workspace, home=home)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"removed {ROWS} requests ({ROWS} candidates, {ROWS} feedback events) older than 1 days")
+    said = f"removed {ROWS} requests ({ROWS} candidates, {ROWS} feedback events) older than 1 days"
+    assert done.stdout.startswith(said), done.stdout
     assert rows(db) == 0
 
 
