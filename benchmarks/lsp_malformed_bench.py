@@ -7,7 +7,8 @@ negative one, none, a body longer or shorter than said, a body that is not
 JSON, bytes that are no message) the client writes the bad message and a valid
 ``textDocument/codeAction`` request at once, and times the answer to the valid
 request; "none" is the same request after a well-formed one. Prints the median
-and the largest time of each, in milliseconds.
+and the largest time of each, in milliseconds. ``--idle N`` first times N
+valid requests in a row (the reader's own cost, no malformed input).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ MALFORMED = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=20, help="valid requests timed after each kind of message")
+    parser.add_argument("--idle", type=int, default=0, help="first time this many valid requests in a row")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
 
@@ -63,6 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(20):
         client.request("textDocument/codeAction", params)  # warm up the parser
     results: dict[str, dict[str, float]] = {}
+    if args.idle:
+        idle = sorted(client.request("textDocument/codeAction", params)[0] * 1000 for _ in range(args.idle))
+        results["idle (valid requests only)"] = {
+            "median_ms": round(statistics.median(idle), 2),
+            "p99_ms": round(idle[min(len(idle) - 1, round(0.99 * (len(idle) - 1)))], 2),
+            "max_ms": round(idle[-1], 2), "n": len(idle),
+        }
     for name, data in MALFORMED.items():
         times = []
         for _ in range(args.rounds):
@@ -89,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"results": results, "load_average": os.getloadavg()[0], "cpus": os.cpu_count()}, indent=2))
     else:
         for name, r in results.items():
-            print(f"{name:32} median {r['median_ms']:7.2f} ms   max {r['max_ms']:7.2f} ms   (n={r['n']})")
+            p99 = f"   p99 {r['p99_ms']:7.2f} ms" if "p99_ms" in r else ""
+            print(f"{name:32} median {r['median_ms']:7.2f} ms{p99}   max {r['max_ms']:7.2f} ms   (n={r['n']})")
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     return 0
 
