@@ -28,6 +28,18 @@ class SettingsError(PerfalignError, ValueError):
     """A settings value or key that perfalign does not understand."""
 
 
+# ---------------------------------------------------------------- source files
+
+
+class SourceFileError(PerfalignError):
+    """A file perfalign will not read: not a regular file, too large, missing, too slow. ``status`` names which."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 # ---------------------------------------------------------------- cparse and the verifier
 
 

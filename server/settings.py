@@ -1,7 +1,10 @@
 """Settings shared by the CLI, the optimize pipeline and the language server.
 
-Every field has a default; ``perfalign.toml`` in a workspace root and the
-editor's ``workspace/configuration`` override them. Keys are snake_case
+Every field has a default; the user's own settings file
+(``$PERFALIGN_HOME/settings.toml``), then ``perfalign.toml`` in a workspace root
+and then the editor's ``workspace/configuration`` override them. How long the
+preference store keeps the user's data (:data:`USER_ONLY`) is the user's own
+decision: a workspace's ``perfalign.toml`` cannot set it. Keys are snake_case
 (``compile_timeout_s``) or camelCase (``compileTimeoutS``). Unknown keys, values
 of the wrong type and values out of range are reported as a
 :class:`SettingsError` that names the setting and what it accepts, never
@@ -19,6 +22,11 @@ from pydantic.alias_generators import to_camel
 from .errors import SettingsError
 
 CONFIG_FILE = "perfalign.toml"
+# The user's own settings, in the user directory (paths.home_dir()).
+USER_CONFIG_FILE = "settings.toml"
+# Settings only the user's own settings (the user file, the editor, the command line) may set:
+# how long the preference store keeps the user's data. A workspace's perfalign.toml cannot.
+USER_ONLY = frozenset({"store_retention_days", "store_raw_output_days"})
 
 
 class Settings(BaseModel):
@@ -163,13 +171,61 @@ def read_config(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
 
 
-def load_settings(start: Path | None = None, overrides: dict[str, Any] | None = None) -> Settings:
-    """Defaults, then the ``[perfalign]`` table of the nearest ``perfalign.toml``, then ``overrides``."""
-    settings = Settings()
+def user_config_path() -> Path:
+    """The user's own settings file: ``settings.toml`` in the user directory."""
+    from .paths import home_dir
+
+    return home_dir() / USER_CONFIG_FILE
+
+
+def read_table(path: Path) -> dict[str, Any]:
+    """The ``[perfalign]`` table of a settings file (empty when it has none)."""
+    table = read_config(path).get("perfalign", {})
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: [perfalign] must be a table")
+    return table
+
+
+def user_settings(base: Settings | None = None) -> Settings:
+    """``base`` (the defaults) with the user's own settings file applied, when there is one."""
+    settings = base or Settings()
+    path = user_config_path()
+    if not path.is_file():
+        return settings
+    try:
+        return settings.with_values(**read_table(path))
+    except SettingsError as exc:
+        message = str(exc)
+        raise SettingsError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+
+
+def workspace_table(table: dict[str, Any], config: Path) -> tuple[dict[str, Any], list[str]]:
+    """A workspace file's ``[perfalign]`` table without the user-only settings, and a note for each one it set."""
+    kept: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in table.items():
+        if Settings.name_of(key) in USER_ONLY:
+            notes.append(
+                f"{config}: {key} is ignored there: how long the preference store keeps your data is set only in "
+                f"your own settings ({user_config_path()} or the editor's settings)"
+            )
+        else:
+            kept[key] = value
+    return kept, notes
+
+
+def load_settings(
+    start: Path | None = None, overrides: dict[str, Any] | None = None, notes: list[str] | None = None
+) -> Settings:
+    """Defaults, the user's settings file, the ``[perfalign]`` table of the nearest ``perfalign.toml``, ``overrides``.
+
+    The workspace file's user-only settings (:data:`USER_ONLY`) are ignored; ``notes`` collects a line for each.
+    """
+    settings = user_settings()
     if start is not None and (config := find_config(start)) is not None:
-        table = read_config(config).get("perfalign", {})
-        if not isinstance(table, dict):
-            raise SettingsError(f"{config}: [perfalign] must be a table")
+        table, ignored = workspace_table(read_table(config), config)
+        if notes is not None:
+            notes.extend(ignored)
         try:
             settings = settings.with_values(**table)
         except SettingsError as exc:

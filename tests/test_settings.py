@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from perfalign.server.errors import PerfalignError
-from perfalign.server.settings import Settings, SettingsError, load_settings
+from perfalign.server.settings import USER_ONLY, Settings, SettingsError, load_settings, user_config_path
 
 # What `perfalign` reports (the language server's report shows this JSON): names and defaults.
 DEFAULTS: dict[str, Any] = {
@@ -85,7 +85,10 @@ def test_every_setting_round_trips_from_perfalign_toml(tmp_path: Path) -> None:
     assert set(CHANGED) == set(Settings.model_fields), "give every setting a changed value here"
     wanted = {name: value for name, (_, value) in CHANGED.items()}
     assert all(wanted[name] != DEFAULTS[name] for name in wanted)
-    write_config(tmp_path, wanted)
+    # The retention settings come from the user's own file only; the rest from the workspace's.
+    write_config(tmp_path, {k: v for k, v in wanted.items() if k not in USER_ONLY})
+    write_config(user_config_path().parent, {k: v for k, v in wanted.items() if k in USER_ONLY}).rename(
+        user_config_path())
     settings = load_settings(tmp_path / "sub" / "kernel.c")
     assert settings.model_dump() == wanted
 
@@ -97,9 +100,9 @@ def test_every_setting_round_trips_from_camel_case_editor_json() -> None:
 
 
 def test_camel_case_is_accepted_in_the_file_and_snake_case_from_code(tmp_path: Path) -> None:
-    write_config(tmp_path, {"compileTimeoutS": 5, "store_retention_days": 7})
+    write_config(tmp_path, {"compileTimeoutS": 5, "store_code_under": "src"})
     settings = load_settings(tmp_path, {"minTimeMs": 3, "run_timeout_s": 4})
-    assert (settings.compile_timeout_s, settings.store_retention_days) == (5.0, 7)
+    assert (settings.compile_timeout_s, settings.store_code_under) == (5.0, ["src"])
     assert (settings.min_time_ms, settings.run_timeout_s) == (3.0, 4.0)
 
 
@@ -169,7 +172,9 @@ def test_a_value_of_the_wrong_type_is_named_with_what_the_setting_accepts(
 def test_a_value_out_of_range_is_named_with_what_the_setting_accepts(
     tmp_path: Path, key: str, value: Any, accepts: str
 ) -> None:
-    write_config(tmp_path, {key: value})
+    config = write_config(tmp_path, {key: value})
+    if key in USER_ONLY:
+        config.rename(user_config_path())
     with pytest.raises(SettingsError, match=f"setting '{key}' must be {accepts}, got {value!r}"):
         load_settings(tmp_path)
 
@@ -238,4 +243,17 @@ def test_a_perfalign_key_that_is_not_a_table_is_reported(tmp_path: Path) -> None
 def test_broken_toml_is_reported_as_a_settings_error(tmp_path: Path) -> None:
     (tmp_path / "perfalign.toml").write_text("[perfalign\nsamples = 2\n")
     with pytest.raises(SettingsError, match="not valid TOML"):
+        load_settings(tmp_path)
+
+
+def test_the_users_file_comes_before_the_workspace_and_alone_sets_retention(tmp_path: Path) -> None:
+    user_config_path().write_text("[perfalign]\nsamples = 6\nthreads = 3\nstore_retention_days = 30\n")
+    write_config(tmp_path, {"threads": 5, "store_retention_days": 1, "storeRawOutputDays": 1})
+    notes: list[str] = []
+    settings = load_settings(tmp_path, notes=notes)
+    assert (settings.samples, settings.threads) == (6, 5)
+    assert (settings.store_retention_days, settings.store_raw_output_days) == (30, 30)
+    assert len(notes) == 2 and all("is ignored there" in note and str(user_config_path()) in note for note in notes)
+    user_config_path().write_text("[perfalign]\nthreads = -3\n")
+    with pytest.raises(SettingsError, match=r"settings.toml: setting 'threads' must be a whole number from 1 to 1024"):
         load_settings(tmp_path)

@@ -20,12 +20,29 @@ EXIT_NOTHING_USABLE = 3
 def _open_store(settings):  # type: ignore[no-untyped-def]
     if not settings.log_to_store:
         return None, ""
-    from ..store import CandidateStore  # noqa: PLC0415
+    from ..store import CandidateStore, StorePolicy  # noqa: PLC0415
 
     try:
-        return CandidateStore(settings.db_path), ""
+        # A writing process: the user's retention settings are applied as the store opens.
+        store = CandidateStore(settings.db_path, policy=StorePolicy.from_settings(settings), prune=True)
     except Exception as exc:  # noqa: BLE001 - the log must never stop a suggestion
         return None, f"not logging to the preference store: {describe(exc, 'opening the preference store')}"
+    pruned = store.pruned
+    if pruned is not None and (pruned.requests or pruned.raw_outputs):
+        return store, (f"the retention settings removed {pruned.requests} old requests ({pruned.candidates} candidates)"
+                       f" and {pruned.raw_outputs} old raw model outputs from the preference store")
+    return store, ""
+
+
+def _check_file(file: Path) -> None:
+    """A pipe, device, folder or oversized FILE is refused before anything reads it."""
+    from ..errors import SourceFileError  # noqa: PLC0415
+    from ..files import check_source  # noqa: PLC0415
+
+    try:
+        check_source(file)
+    except SourceFileError as exc:
+        raise click.UsageError(exc.message) from None
 
 
 def _status_style(status: str) -> str:
@@ -68,6 +85,7 @@ def optimize(
         raise click.UsageError("give exactly one of --function NAME or --line N")
     if line is not None and line < 1:
         raise click.UsageError("--line counts from 1")
+    _check_file(file)
     try:
         settings = load_settings(file.parent, {"model": model, "samples": samples, "threads": threads})
     except SettingsError as exc:

@@ -21,6 +21,7 @@ from ..store import (
     StoreError,
     StorePolicy,
     StoreReadOnlyError,
+    folder_not_writable,
     iso_utc,
 )
 
@@ -47,27 +48,35 @@ def _db_path(database: Path | None) -> Path:
     return database if database is not None else default_db_path()
 
 
-def _policy() -> StorePolicy:
+def _policy(notes: list[str] | None = None) -> StorePolicy:
+    """The store policy of the user's settings (a workspace's perfalign.toml cannot set retention)."""
     from ..settings import SettingsError, load_settings
 
     try:
-        return StorePolicy.from_settings(load_settings(Path.cwd()))
+        return StorePolicy.from_settings(load_settings(Path.cwd(), notes=notes))
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
 
 
 def open_store(database: Path | None, *, write: bool = False) -> CandidateStore:
-    """Open the store for a command; reading falls back to read-only access, errors become one line."""
+    """Open the store for a command; errors become one line.
+
+    Reading commands never prune and fall back to read-only access, saying so
+    once on stderr; a store in a folder that cannot be written (a read-only file
+    system) is read as it is.
+    """
     path = _db_path(database)
     if not write and not path.exists():
         raise click.ClickException(f"no preference database at {path} yet; it is created when perfalign first logs")
     try:
+        if not write and folder_not_writable(path) is not None:
+            return _read_only(path)
         try:
             return CandidateStore(path, policy=_policy())
         except StoreReadOnlyError:
             if write:
                 raise
-            return CandidateStore(path, read_only=True)
+            return _read_only(path)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -81,6 +90,12 @@ def _reviewer(name: str | None) -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         raise click.ClickException("cannot tell who you are from the system; pass --reviewer NAME") from None
+
+
+def _read_only(path: Path) -> CandidateStore:
+    store = CandidateStore(path, read_only=True)
+    click.echo(f"note: {path} cannot be written ({store.read_only_reason}); reading it as it is", err=True)
+    return store
 
 
 def _since(days: int | None) -> str | None:
@@ -515,6 +530,9 @@ def open_for_review(database: Path | None) -> tuple[CandidateStore, str | None]:
     if not path.exists():
         raise click.ClickException(f"no preference database at {path} yet; it is created when perfalign first logs")
     try:
+        why = folder_not_writable(path)
+        if why is not None:
+            return CandidateStore(path, read_only=True), f"{path} cannot be written ({why})"
         try:
             store = CandidateStore(path, policy=_policy())
         except StoreReadOnlyError as exc:
@@ -522,3 +540,40 @@ def open_for_review(database: Path | None) -> tuple[CandidateStore, str | None]:
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     return store, (f"{path} was opened read-only" if store.read_only else None)
+
+
+@prefs.command("prune")
+@database_option
+@json_option
+@click.option("--dry-run", is_flag=True, help="Show what would be removed and change nothing.")
+def prune_cmd(database: Path | None, as_json: bool, dry_run: bool) -> None:
+    """Apply your retention settings now: old requests go, with their candidates and feedback; old raw outputs too.
+
+    Only your own settings count (settings.toml in the perfalign data folder);
+    a workspace's perfalign.toml cannot set retention. Nothing written in the
+    last 24 hours is removed. The language server and `perfalign optimize`
+    apply the same rule whenever they open the store to write.
+    """
+    notes: list[str] = []
+    policy = _policy(notes)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if not _db_path(database).exists():
+        raise click.ClickException(f"no preference database at {_db_path(database)}; nothing to prune")
+    with open_store(database, write=not dry_run) as store:
+        store.policy = policy
+        try:
+            result = store.prune(dry_run=dry_run)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        _echo_json({"dry_run": dry_run, "retention_days": policy.retention_days,
+                    "raw_output_days": policy.raw_output_days, **asdict(result)})
+        return
+    verb = ("would remove", "would drop") if dry_run else ("removed", "dropped")
+    requests = (f"{verb[0]} {result.requests} requests ({result.candidates} candidates, {result.feedback} feedback"
+                f" events) older than {policy.retention_days} days" if policy.retention_days
+                else "keeping every request (store_retention_days = 0)")
+    raw = (f"{verb[1]} {result.raw_outputs} raw model outputs older than {policy.raw_output_days} days"
+           if policy.raw_output_days else "keeping every raw model output (store_raw_output_days = 0)")
+    click.echo(f"{requests}; {raw}")

@@ -15,7 +15,7 @@ STOP_GRACE_S = 10.0
 
 
 class _OneLine(logging.Formatter):
-    """Log lines without tracebacks: those go to the log file only."""
+    """One line per record, without tracebacks (even one written into the message): those go to the log file only."""
 
     def formatException(self, ei) -> str:  # type: ignore[no-untyped-def]  # noqa: N802
         return ""
@@ -24,7 +24,7 @@ class _OneLine(logging.Formatter):
         record.exc_text = ""
         saved, record.exc_info = record.exc_info, None
         try:
-            return super().format(record)
+            return super().format(record).split("\n", 1)[0]
         finally:
             record.exc_info = saved
 

@@ -18,14 +18,14 @@ STATUS_STYLE = {
 
 
 def _read(path: Path, what: str) -> str:
+    """A regular file's text; a pipe, device, folder or oversized file is refused before it is read."""
+    from ..errors import SourceFileError
+    from ..files import read_source_within
+
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise click.UsageError(f"{what} {path} does not exist") from None
-    except IsADirectoryError:
-        raise click.UsageError(f"{what} {path} is a folder, not a file") from None
-    except OSError as exc:
-        raise click.UsageError(f"cannot read {what} {path}: {exc.strerror}") from None
+        return read_source_within(path, what=what).decode("utf-8", errors="replace")
+    except SourceFileError as exc:
+        raise click.UsageError(exc.message) from None
 
 
 @click.command()

@@ -9,6 +9,7 @@ from ..verdict import Status
 from ._annotations import comment_above, parse_annotations
 from ._context import file_context
 from ._info import FunctionInfo
+from ._macros import produced_by, produced_message, statement_argument, statement_message
 from ._params import assign_roles, read_params
 from ._tree import definitions, first_error_line, function_declarator, node_text, parser_for
 from ._types import normalize_type
@@ -150,6 +151,8 @@ def find_function(text: str, language: str, *, name: str | None = None, line: in
         found = [i for i in infos if i.start_line <= line <= i.end_line]
         found.sort(key=lambda i: i.end_byte - i.start_byte)
         found = found[:1]
+    if not found and name is not None and (made := produced_by(text, name)) is not None:
+        raise CParseError(Status.UNSUPPORTED, produced_message(name, *made))
     if not found:
         where = f"named {name!r}" if name is not None else f"at line {line + 1}" if line is not None else ""
         hint = ""
@@ -168,6 +171,9 @@ def find_function(text: str, language: str, *, name: str | None = None, line: in
     node = _node_for(tree, info)
     if node.has_error:
         err = first_error_line(node)
+        macro = statement_argument(text, err) if err is not None else None
+        if macro is not None and err is not None:
+            raise CParseError(Status.UNSUPPORTED, statement_message(info.qualified_name, err, macro))
         raise CParseError(
             Status.UNSUPPORTED,
             f"{info.qualified_name} does not parse (syntax error at line {(err or info.start_line) + 1}); fix it first",

@@ -19,6 +19,9 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
         if p.type == "variadic_parameter" or node_text(p) == "...":
             params.append(Param(name="...", type="...", role=Role.UNSUPPORTED, reason="variadic functions cannot be harnessed"))
             continue
+        if p.type == "identifier":
+            params.append(Param(name=node_text(p), type="", role=Role.UNSUPPORTED, reason=_kr_reason(node)))
+            continue
         if p.type not in {"parameter_declaration", "optional_parameter_declaration"}:
             params.append(Param(name=f"arg{index}", type=node_text(p), role=Role.UNSUPPORTED, reason=f"parameter {node_text(p)!r} is not supported"))
             continue
@@ -58,6 +61,27 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
         return []
     return params
 
+
+
+def _kr_reason(node: Any) -> str:
+    """Why a K&R-style definition (``int add(a, b) int a; int b; {...}``) cannot be harnessed, and how to write it."""
+    fdecl = function_declarator(node)
+    name_node = fdecl.child_by_field_name("declarator") if fdecl is not None else None
+    name = node_text(name_node) if name_node is not None else "the function"
+    declared: dict[str, str] = {}
+    for decl in (c for c in node.children if c.type == "declaration"):
+        type_node = decl.child_by_field_name("type")
+        for d in decl.children_by_field_name("declarator"):
+            ident = next((n for n in walk(d) if n.type == "identifier"), None)
+            if type_node is not None and ident is not None:
+                declared[node_text(ident)] = f"{node_text(type_node)} {node_text(d)}"
+    plist = fdecl.child_by_field_name("parameters") if fdecl is not None else None
+    names = [node_text(c) for c in plist.named_children if c.type == "identifier"] if plist is not None else []
+    typed = ", ".join(declared.get(n, f"int {n}") for n in names)
+    ret = node.child_by_field_name("type")
+    example = f"{node_text(ret) + ' ' if ret is not None else ''}{name}({typed})"
+    return (f"{name}: it is a K&R-style definition (its parameter types are declared between the parameter "
+            f"list and the body); write it with typed parameters, {example}, to verify it")
 
 
 def _classify(param: Param, language: str, template_params: list[str], inner_const: bool) -> None:

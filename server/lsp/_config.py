@@ -1,11 +1,13 @@
-"""Settings for the language server: defaults, ``perfalign.toml``, then the editor's.
+"""Settings for the language server: defaults, the user's settings file, ``perfalign.toml``, then the editor's.
 
 The editor's settings arrive as the ``perfalign`` section of
 ``workspace/configuration``, of ``didChangeConfiguration`` or of the
 ``initializationOptions``. Each key is applied on its own: a key perfalign does
 not understand, a value of the wrong type or out of range (``threads = -3``) is
 reported and that setting keeps the value it had (the default, or the
-workspace file's); the other keys still apply.
+workspace file's); the other keys still apply. A workspace file's retention
+settings (``settings.USER_ONLY``) are reported and ignored: only the user's
+own settings decide how long the store keeps their data.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config
+from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config, user_settings, workspace_table
 
 SECTION = "perfalign"
 
@@ -60,9 +62,16 @@ def apply_each(base: Settings, overrides: dict[str, Any], origin: str) -> tuple[
 
 
 def effective_settings(root: Path | None, editor: dict[str, Any] | None) -> EffectiveSettings:
-    """Defaults, then ``[perfalign]`` of the workspace's ``perfalign.toml``, then the editor's values."""
-    settings = Settings()
+    """Defaults, the user's settings file, the workspace's ``perfalign.toml`` (``[perfalign]``), the editor's values."""
     errors: list[str] = []
+    try:
+        settings = user_settings()
+    except SettingsError as exc:
+        errors.append(f"{exc}; ignoring it")
+        settings = Settings()
+    except OSError as exc:
+        errors.append(f"cannot read your settings file: {exc.strerror}; ignoring it")
+        settings = Settings()
     config_file = find_config(root) if root is not None and root.exists() else None
     if config_file is not None:
         try:
@@ -74,6 +83,8 @@ def effective_settings(root: Path | None, editor: dict[str, Any] | None) -> Effe
             errors.append(f"cannot read {config_file}: {exc.strerror}; ignoring it")
             table = {}
         if isinstance(table, dict):
+            table, ignored = workspace_table(table, config_file)
+            errors.extend(ignored)
             settings, problems = apply_each(settings, table, str(config_file))
             errors.extend(problems)
         else:

@@ -46,6 +46,7 @@ from ._state import (
     CMD_REJECT,
     CMD_REPORT,
     CMD_SHOW_DIFF,
+    FILE_PROBLEMS,
     KIND_OPENMP,
     KIND_OPTIMIZE,
     MODE_KIND,
@@ -253,16 +254,17 @@ def _resolve_edit_lazily(ls: PerfalignServer) -> bool:
     types.CodeActionOptions(code_action_kinds=[KIND_OPTIMIZE, KIND_OPENMP], resolve_provider=True),
 )
 @guarded(default=[])
-def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     only = params.context.only
     if only is not None and not any(_wanted(only, k) for k in (KIND_OPTIMIZE, KIND_OPENMP)):
         return []
     try:
-        view = ls.view(uri)
+        view = await ls.load(uri)
     except Refusal as exc:
         if exc.status != "unsupported":
-            ls.warn_once(uri, f"{Path(unquote(uri)).name}: {exc.message}")
+            named = exc.message if exc.status in FILE_PROBLEMS else f"{Path(unquote(uri)).name}: {exc.message}"
+            ls.warn_once(uri, named)
         return []
     span = ls.function_at(view, params.range.start.line)
     if span is None:
@@ -378,7 +380,7 @@ async def start_job(ls: PerfalignServer, arg: dict[str, Any], mode: str) -> dict
     uri = arg.get("uri")
     if not isinstance(uri, str):
         raise Refusal("bad_request", "the command needs a document: {\"uri\": ..., \"line\": N} or {\"uri\": ..., \"function\": NAME}")
-    view = ls.view(uri)
+    view = await ls.load(uri)
     if view.parse_error and not view.functions:
         raise Refusal("parse_error", f"{Path(unquote(uri)).name} does not parse: {view.parse_error}")
     span: Span | None

@@ -17,13 +17,16 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from ..errors import one_line
+from ..errors import SourceFileError, one_line
+from ..files import MAX_SOURCE_BYTES, READ_TIMEOUT_S, read_source, start_reading, timeout_error
 from ..paths import home_dir
 from ._config import EffectiveSettings, effective_settings
 from ._feedback import Logged, Offer, Suggestion
+from ._io import PerfalignProtocol, serve_socket, serve_stream
 from ._jobs import JobManager, JobState
 from ._model_cache import ModelCache
 from ._text import UTF8, UTF16, UTF32, LineIndex, NotUtf8, same_code, squashed
@@ -47,7 +50,9 @@ CMD_REPORT = "perfalign.report"
 NOTIFY_SHOW_DIFF = "perfalign/showDiff"
 NOTIFY_JOB_FINISHED = "perfalign/jobFinished"
 
-MAX_DOCUMENT_BYTES = 2_000_000
+MAX_DOCUMENT_BYTES = MAX_SOURCE_BYTES
+# Refusals about the file itself; their message names the file.
+FILE_PROBLEMS = frozenset({"not_found", "not_regular", "too_large", "unreadable", "timeout"})
 SOURCE = "perfalign"
 LANGUAGE_IDS = {"c": "c", "cpp": "cpp", "cuda-cpp": "cpp", "objective-c": "c", "objective-cpp": "cpp"}
 
@@ -120,6 +125,7 @@ class PerfalignServer(LanguageServer):
             "perfalign",
             _version(),
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=PerfalignProtocol,
         )
         self.root: Path | None = None
         self.editor_settings: dict[str, Any] = {}
@@ -221,8 +227,30 @@ class PerfalignServer(LanguageServer):
 
     # -- documents ----------------------------------------------------------
 
-    def view(self, uri: str) -> DocView:
-        """The document as perfalign sees it; raises :class:`Refusal` with what is wrong."""
+    async def load(self, uri: str) -> DocView:
+        """:meth:`view`, reading a document that is not open on a thread of its own, within a time limit.
+
+        The event loop never waits on the file system: a named pipe, a device or
+        ``/proc/kmsg`` is refused before it is opened, and a read that hangs is
+        abandoned after ``READ_TIMEOUT_S``.
+        """
+        path = to_fs_path(uri)
+        if self.workspace.text_documents.get(unquote(uri)) is not None or path is None:
+            return self.view(uri)
+        future = start_reading(path, MAX_DOCUMENT_BYTES)
+        try:
+            data = await asyncio.wait_for(asyncio.wrap_future(future), READ_TIMEOUT_S)
+        except TimeoutError:
+            raise Refusal("timeout", timeout_error(path, READ_TIMEOUT_S).message) from None
+        except SourceFileError as exc:
+            raise _file_refusal(exc, uri) from None
+        return self.view(uri, data)
+
+    def view(self, uri: str, data: bytes | None = None) -> DocView:
+        """The document as perfalign sees it; raises :class:`Refusal` with what is wrong.
+
+        A document that is not open is read from disk (``data``, when :meth:`load` read it already).
+        """
         from .. import cparse
 
         key = unquote(uri)
@@ -236,11 +264,13 @@ class PerfalignServer(LanguageServer):
             language_id = opened.language_id or ""
         else:
             path = to_fs_path(uri)
-            if path is None or not Path(path).is_file():
+            if path is None:
                 raise Refusal("not_found", f"{uri} is neither open in the editor nor a file on disk")
-            data = Path(path).read_bytes()
-            if len(data) > MAX_DOCUMENT_BYTES:
-                raise _too_large(len(data))
+            if data is None:
+                try:
+                    data = read_source(path, MAX_DOCUMENT_BYTES)
+                except SourceFileError as exc:
+                    raise _file_refusal(exc, uri) from None
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
@@ -426,6 +456,42 @@ class PerfalignServer(LanguageServer):
         except Exception:
             pass
 
+    # -- the connection ---------------------------------------------------------
+    # pygls' own loops stop reading after one malformed header; these read through ``_io``.
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdio until the client closes it or asks the server to exit."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve_stream(self.protocol, self._stop_event, stdin or sys.stdin.buffer))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on a TCP socket."""
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await serve_socket(self.protocol, stop, reader)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            logger.info("serving on %s:%s", host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except asyncio.CancelledError:
+            pass
+
     def shutdown(self) -> None:  # the end of the connection, however it came
         self.stop_jobs()
         super().shutdown()
@@ -474,6 +540,12 @@ def _version() -> str:
 
 def function_name(info: Any) -> str:
     return str(getattr(info, "qualified_name", None) or info.name)
+
+
+def _file_refusal(exc: SourceFileError, uri: str) -> Refusal:
+    if exc.status == "not_found":
+        return Refusal("not_found", f"{uri} is neither open in the editor nor a file on disk")
+    return Refusal(exc.status, exc.message)
 
 
 def _too_large(size: int) -> Refusal:

@@ -20,7 +20,7 @@ from ..errors import (
     StoreLockedError,
     StoreReadOnlyError,
 )
-from ._db import CandidateStore
+from ._db import CandidateStore, folder_not_writable
 from ._exports import KINDS, ExportResult, assistant, export, iter_dpo, iter_reward, iter_rl, iter_sft, split_for
 from ._ids import function_key, iso_utc, new_id, utc_now
 from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
@@ -65,6 +65,7 @@ __all__ = [
     "compute",
     "dpo_pairs",
     "export",
+    "folder_not_writable",
     "function_key",
     "iso_utc",
     "iter_dpo",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -53,6 +54,11 @@ from ._rows import (
     StoredReview,
 )
 
+log = logging.getLogger("perfalign.store")
+
+# Rows touched this recently are never pruned, whatever the retention setting: a session may still use them.
+RECENT = timedelta(hours=24)
+
 # SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
@@ -78,8 +84,29 @@ def translate(exc: sqlite3.Error, path: str) -> StoreError:
     return StoreError(f"{path}: {text}")
 
 
+READ_ONLY_FS = "its folder is on a read-only file system"
+
+
+def folder_not_writable(path: str | Path) -> str | None:
+    """Why the folder of ``path`` cannot be written (a read-only file system, its permissions), or None."""
+    folder = os.path.dirname(os.path.abspath(str(path))) or "."
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return READ_ONLY_FS
+    except OSError as exc:
+        return f"its folder cannot be reached ({exc.strerror})"
+    if not os.access(folder, os.W_OK):
+        return "its folder is not writable"
+    return None
+
+
 class CandidateStore:
-    """The SQLite preference store. Opening it migrates; every write is one short transaction."""
+    """The SQLite preference store. Opening it migrates; every write is one short transaction.
+
+    ``prune=True`` applies the retention policy once it is open: only a process
+    that writes to the store asks for it (the language server's writer,
+    ``perfalign optimize``), never one that only reads.
+    """
 
     def __init__(
         self,
@@ -88,13 +115,15 @@ class CandidateStore:
         policy: StorePolicy | None = None,
         read_only: bool = False,
         timeout_s: float = 5.0,
-        prune: bool = True,
+        prune: bool = False,
     ) -> None:
         from .. import paths
 
         self.path = str(path) if path is not None else str(paths.default_db_path())
         self.policy = policy or StorePolicy()
         self.read_only = read_only
+        self.pruned: PruneResult | None = None  # what opening with prune=True removed
+        self.read_only_reason: str | None = None  # why the store was opened read-only, in a few words
         self._conn: sqlite3.Connection | None = None
         try:
             with self._errors():
@@ -106,7 +135,7 @@ class CandidateStore:
             raise
         if prune and not read_only:
             try:
-                self.prune()
+                self.pruned = self.prune()
             except StoreLockedError:
                 pass  # another process is writing; retention runs again next time
 
@@ -122,8 +151,20 @@ class CandidateStore:
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise StoreReadOnlyError(f"cannot create the folder for {self.path}: {exc.strerror}") from None
+                if (why := folder_not_writable(self.path)) == READ_ONLY_FS:
+                    raise StoreReadOnlyError(
+                        f"cannot write {self.path}: {why}; the review commands (perfalign prefs list, show, stats)"
+                        " still read it"
+                    )
         if self.read_only and not memory:
-            uri = f"file:{quote(os.path.abspath(self.path))}?mode=ro"
+            full = os.path.abspath(self.path)
+            why = folder_not_writable(full)
+            journal = all(os.path.exists(full + suffix) for suffix in ("-wal", "-shm"))
+            # SQLite reads a WAL database read-only only when it can create the -shm file or it exists
+            # already; in a folder nobody can write, nothing can change the file: read it as immutable.
+            mode = "immutable=1" if why is not None and not journal else "mode=ro"
+            self.read_only_reason = why or "opened read-only"
+            uri = f"file:{quote(full)}?{mode}"
             conn = sqlite3.connect(uri, uri=True, timeout=timeout_s, isolation_level=None, check_same_thread=False)
         else:
             conn = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None, check_same_thread=False)
@@ -613,31 +654,70 @@ class CandidateStore:
         except sqlite3.Error:
             return False
 
-    def prune(self, now: datetime | None = None) -> PruneResult:
-        """Apply the retention policy: old requests go, old raw model outputs are dropped."""
+    def prune(self, now: datetime | None = None, *, dry_run: bool = False) -> PruneResult:
+        """Apply the retention policy: old requests go, old raw model outputs are dropped.
+
+        A request goes when it is older than ``policy.retention_days`` and
+        nothing of it (a candidate, a user's verdict) was written in the last 24
+        hours. ``dry_run`` counts what would go and changes nothing. What was
+        removed is logged.
+        """
         now = now or datetime.now(timezone.utc)
+        recent = iso_utc(now - RECENT)
         result = PruneResult()
         old_ids: list[str] = []
         if self.policy.retention_days > 0:
-            cutoff = iso_utc(now - timedelta(days=self.policy.retention_days))
-            old_ids = [r["id"] for r in self.query("SELECT id FROM requests WHERE created_at < ?", [cutoff])]
+            cutoff = iso_utc(now - max(timedelta(days=self.policy.retention_days), RECENT))
+            old_ids = [r["id"] for r in self.query(
+                "SELECT r.id FROM requests r WHERE r.created_at < ?"
+                " AND NOT EXISTS (SELECT 1 FROM candidates c WHERE c.request_id = r.id AND c.created_at >= ?)"
+                " AND NOT EXISTS (SELECT 1 FROM feedback f JOIN candidates c ON c.id = f.candidate_id"
+                "                 WHERE c.request_id = r.id AND f.created_at >= ?)",
+                [cutoff, recent, recent],
+            )]
         raw_cutoff = None
         if self.policy.raw_output_days > 0:
-            raw_cutoff = iso_utc(now - timedelta(days=self.policy.raw_output_days))
-            if not self.query(
-                "SELECT 1 FROM candidates WHERE created_at < ? AND raw_output IS NOT NULL LIMIT 1", [raw_cutoff]
-            ):
-                raw_cutoff = None
+            raw_cutoff = iso_utc(now - max(timedelta(days=self.policy.raw_output_days), RECENT))
+        if dry_run:
+            return self._count_prunable(old_ids, raw_cutoff)
+        if raw_cutoff is not None and not self.query(
+            "SELECT 1 FROM candidates WHERE created_at < ? AND raw_output IS NOT NULL LIMIT 1", [raw_cutoff]
+        ):
+            raw_cutoff = None
         if not old_ids and raw_cutoff is None:
             return result
         with self._write():
-            if old_ids:
-                result.requests, result.candidates, result.feedback = self._delete_requests(old_ids)
             if raw_cutoff is not None:
                 result.raw_outputs = self.conn.execute(
                     "UPDATE candidates SET raw_output = NULL WHERE created_at < ? AND raw_output IS NOT NULL",
                     [raw_cutoff],
                 ).rowcount
+            if old_ids:
+                result.requests, result.candidates, result.feedback = self._delete_requests(old_ids)
+        if result.requests or result.raw_outputs:
+            log.info(
+                "retention: removed %d requests, %d candidates and %d feedback events older than %d days, "
+                "dropped %d raw model outputs older than %d days from %s",
+                result.requests, result.candidates, result.feedback, self.policy.retention_days,
+                result.raw_outputs, self.policy.raw_output_days, self.path,
+            )
+        return result
+
+    def _count_prunable(self, request_ids: list[str], raw_cutoff: str | None) -> PruneResult:
+        """What :meth:`prune` would remove, counted."""
+        result = PruneResult(requests=len(request_ids))
+        for start in range(0, len(request_ids), 500):
+            chunk = request_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            result.candidates += self.query(
+                f"SELECT count(*) AS n FROM candidates WHERE request_id IN ({marks})", chunk)[0]["n"]
+            result.feedback += self.query(
+                f"SELECT count(*) AS n FROM feedback WHERE candidate_id IN"
+                f" (SELECT id FROM candidates WHERE request_id IN ({marks}))", chunk)[0]["n"]
+        if raw_cutoff is not None:
+            result.raw_outputs = self.query(
+                "SELECT count(*) AS n FROM candidates WHERE created_at < ? AND raw_output IS NOT NULL", [raw_cutoff]
+            )[0]["n"]
         return result
 
 

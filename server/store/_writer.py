@@ -51,7 +51,8 @@ class StoreWriter:
 
             # The database this writer logs to (None when a custom opener decides).
             self.path: str | None = str(path) if path is not None else str(default_db_path())
-            opener = lambda: CandidateStore(self.path, policy=policy)  # noqa: E731
+            # The writer is a writing process: it applies the retention policy when it opens the store.
+            opener = lambda: CandidateStore(self.path, policy=policy, prune=True)  # noqa: E731
         else:
             self.path = None
         self._opener = opener

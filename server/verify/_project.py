@@ -128,9 +128,11 @@ def _copy_project(config: ProjectConfig, dest: Path) -> None:
 
 def _function_range(text: str, language: str, function: str) -> tuple[int, int, str]:
     """Byte range and text of ``function`` in ``text``."""
-    from ..cparse import find_function
+    from ..cparse import find_function, list_functions
 
-    info = find_function(text, language, name=function)
+    # The listing needs no clean parse: a function passing a statement to a macro is found as well.
+    named = [f for f in list_functions(text, language) if function.replace(" ", "") in (f.qualified_name, f.name)]
+    info = named[0] if len(named) == 1 else find_function(text, language, name=function)
     return info.start_byte, info.end_byte, info.text
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from perfalign.server import errors, paths
-from perfalign.server.settings import Settings, load_settings
+from perfalign.server.settings import Settings, load_settings, user_config_path
 from perfalign.server.store import CandidateStore, StorePolicy
 from perfalign.server.store._machine import machine_fingerprint
 from perfalign.server.verdict import Status
@@ -107,6 +107,10 @@ def test_policy_comes_from_settings(tmp_path: Path) -> None:
     (tmp_path / "perfalign.toml").write_text(
         '[perfalign]\nstore_retention_days = 30\nstore_raw_output_days = 7\nstore_code_under = ["src"]\n'
     )
+    # Retention is the user's own setting: a workspace's file sets only what is stored.
+    policy = StorePolicy.from_settings(load_settings(tmp_path))
+    assert policy == StorePolicy(retention_days=365, raw_output_days=30, code_under=("src",))
+    user_config_path().write_text("[perfalign]\nstore_retention_days = 30\nstore_raw_output_days = 7\n")
     policy = StorePolicy.from_settings(load_settings(tmp_path))
     assert policy == StorePolicy(retention_days=30, raw_output_days=7, code_under=("src",))
     assert StorePolicy.from_settings(Settings()) == StorePolicy()
