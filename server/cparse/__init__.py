@@ -13,15 +13,18 @@ from ._annotations import parse_annotations
 from ._body import LoopRange, global_writes, index_expressions, loop_ranges
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
+from ._records import Record, record_layout
 from ._tree import first_error_line, language_for, node_text, parse, walk
-from ._types import is_float_type, is_integer_type, vector_element
+from ._types import container_of, is_float_type, is_integer_type, vector_element
 
 __all__ = [
     "CParseError",
     "FunctionInfo",
     "LoopRange",
     "Param",
+    "Record",
     "Role",
+    "container_of",
     "find_function",
     "first_error_line",
     "global_writes",
@@ -34,6 +37,7 @@ __all__ = [
     "node_text",
     "parse",
     "parse_annotations",
+    "record_layout",
     "vector_element",
     "walk",
 ]

@@ -115,9 +115,13 @@ def global_writes(info: FunctionInfo) -> list[str]:
             for d in walk(node):
                 if d.type == "identifier" and d.parent is not None and d.parent.type in {
                     "init_declarator", "declaration", "pointer_declarator", "array_declarator", "reference_declarator",
-                    "parameter_declaration", "for_range_loop",
+                    "parameter_declaration", "for_range_loop", "function_declarator",
                 }:
-                    if d.parent.type != "init_declarator" or d.parent.child_by_field_name("declarator") == d:
+                    # A local built by a constructor call (std::vector<bool> visited(n, false); T x(y);) reads
+                    # to tree-sitter as the declaration of a function: its name is a local all the same.
+                    if d.parent.type not in {"init_declarator", "function_declarator"} or (
+                        d.parent.child_by_field_name("declarator") == d
+                    ):
                         local.add(node_text(d))
         elif node.type in {"assignment_expression", "update_expression"}:
             target = node.child_by_field_name("left") or node.child_by_field_name("argument")

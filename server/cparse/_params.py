@@ -6,7 +6,9 @@ from typing import Any
 
 from ._info import Param, Role
 from ._tree import function_declarator, node_text, walk
-from ._types import FLOAT_WORDS, INTEGER_WORDS, RESTRICT, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
+from ._types import (
+    FLOAT_WORDS, INTEGER_WORDS, RECORD_NAME, RESTRICT, container_of, is_integer_type, normalize_type, strip_qualifiers,
+)
 
 
 def read_params(node: Any, language: str, template_params: list[str]) -> list[Param]:
@@ -62,24 +64,36 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
 
 def _classify(param: Param, language: str, template_params: list[str], inner_const: bool) -> None:
     elem = param.element_type
-    vec = VECTOR_TYPE.match(elem)
-    if vec:
-        inner = strip_qualifiers(vec.group(1))
-        if VECTOR_TYPE.match(inner) or not _is_plain(inner, template_params):
+    held = container_of(elem)
+    if held is not None:
+        container, inner, extent = held
+        if container_of(inner) is not None:
             param.role = Role.UNSUPPORTED
-            param.reason = f"{param.name}: vectors of {inner} cannot be generated; use vectors of numbers"
+            param.reason = (f"{param.name}: {container}s of {inner} (nested containers) cannot be generated; "
+                            "pass one flat vector and its sizes (a[i*n + j])")
+            return
+        if not _is_plain(inner, template_params) and not RECORD_NAME.match(inner):
+            param.role = Role.UNSUPPORTED
+            param.reason = f"{param.name}: {container}s of {inner} cannot be generated; use {container}s of numbers"
             return
         param.element_type = inner
+        param.container = container
+        param.extent = extent
+        param.record = not _is_plain(inner, template_params)
         if param.pointer_depth:
             param.role = Role.UNSUPPORTED
-            param.reason = f"{param.name}: pointers to vectors are not supported; pass the vector by reference"
+            param.reason = f"{param.name}: pointers to a {container} are not supported; pass the {container} by reference"
         elif param.is_reference and not param.is_const:
             param.role = Role.VECTOR_OUT
         else:
             param.role = Role.VECTOR_IN
         return
+    plain = _is_plain(elem, template_params)
+    if not plain and RECORD_NAME.match(elem) and elem not in {"void", "FILE"} and param.pointer_depth <= 1:
+        param.record = True  # a struct or std::pair/tuple/complex: the plan reads its fields
+        plain = True
     if param.pointer_depth == 0:
-        if not _is_plain(elem, template_params):
+        if not plain:
             param.role = Role.UNSUPPORTED
             param.reason = f"{param.name}: parameters of type {param.type!r} cannot be generated"
         elif param.is_reference and not param.is_const:
@@ -94,7 +108,7 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
             "pass a flat array with its sizes (a[i*n + j])"
         )
         return
-    if not _is_plain(elem, template_params):
+    if not plain:
         param.role = Role.UNSUPPORTED
         param.reason = f"{param.name}: arrays of {elem!r} cannot be generated; arrays of numbers and strings can"
         return
@@ -193,12 +207,13 @@ def assign_roles(params: list[Param], body: Any) -> None:
                     read.add(base)
                 deref_only.setdefault(base, True)
         elif node.type == "for_statement":
-            for part in ("condition", "initializer", "update"):
+            # The bound is in the condition; a loop that runs backwards starts from it (i = n - 1; i >= 0; i--).
+            parts = ["condition", "initializer"] if _runs_backwards(node) else ["condition"]
+            for part in parts:
                 n0 = node.child_by_field_name(part)
-                if n0 is not None and part == "condition":
-                    for n in walk(n0):
-                        if n.type == "identifier" and node_text(n) in names:
-                            index_use.add(node_text(n))
+                for n in walk(n0) if n0 is not None else []:
+                    if n.type == "identifier" and node_text(n) in names:
+                        index_use.add(node_text(n))
         elif node.type in {"while_statement", "do_statement"}:
             cond = node.child_by_field_name("condition")
             for n in walk(cond) if cond is not None else []:
@@ -219,3 +234,10 @@ def assign_roles(params: list[Param], body: Any) -> None:
                 p.size_expr = "1"
         elif p.role is Role.SCALAR and is_integer_type(p.type) and p.name in index_use:
             p.role = Role.LENGTH
+
+
+def _runs_backwards(loop: Any) -> bool:
+    """A ``for`` loop whose update decrements its variable (``i--``, ``--i``, ``i -= k``)."""
+    update = loop.child_by_field_name("update")
+    text = node_text(update).replace(" ", "") if update is not None else ""
+    return text.endswith("--") or text.startswith("--") or "-=" in text

@@ -185,13 +185,17 @@ class Pair:
                 return f"'{names[i]}' has {y.size} elements after the candidate, {x.size} after the original ({where})"
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
-                return f"'{names[i]}'[{bad}] is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
+                at = self.plan.params[i].label(bad)
+                return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
             if self.iface.return_kind is ReturnKind.VECTOR:
                 if x.shape != y.shape:
                     return f"the returned vector has {y.size} elements, the original's {x.size} ({where})"
                 bad = first_difference(x, y, self.rtol, special=special)
+                if bad is not None and self.plan.return_record:
+                    return (f"number {bad} of the returned {self.plan.return_record} is {_value(y[bad])}, the original "
+                            f"gives {_value(x[bad])} ({where})")
                 if bad is not None:
                     return (f"element {bad} of the returned vector is {_value(y[bad])}, the original gives "
                             f"{_value(x[bad])} ({where})")

@@ -55,6 +55,29 @@ class ParamPlan:
     stated: bool = False  # the size came from an annotation or perfalign.toml
     value: str | None = None  # a fixed value for a scalar (C expression of the lengths)
     range: tuple[str, str] | None = None  # element values LO..HI
+    record: str = ""  # a struct, std::pair, std::tuple or std::complex element, as the side glue names it
+    fields: list[str] = field(default_factory=list)  # a record's numbers, one name each ("x", "y"); ctype is their type
+    container: str = ""  # "vector", "array" or "string" (from cparse), "" for pointers and values
+    single: bool = False  # one record passed by value or reference (the function sees *buffer)
+
+    @property
+    def width(self) -> int:
+        """Numbers per element: a record's field count, else 1."""
+        return max(1, len(self.fields))
+
+    @property
+    def element(self) -> str:
+        """The element type as the function sees it: the record, or the number type."""
+        return self.record or self.ctype
+
+    def label(self, flat: int) -> str:
+        """Where number ``flat`` of the buffer is, as the function sees it: ``[7]``, or ``[2].y`` in records."""
+        if not self.fields:
+            return f"[{flat}]"
+        where, k = divmod(flat, self.width)
+        name = self.fields[k]
+        prefix = "" if self.single else f"[{where}]"
+        return prefix + (f".{name}" if name else f" (number {k} of {self.record})")
 
 
 @dataclass
@@ -67,7 +90,8 @@ class HarnessPlan:
     template_args: list[str]
     tolerance: float | None
     min_lengths: dict[str, int]
-    return_element: str = ""  # element type of a returned std::vector
+    return_element: str = ""  # element type of a returned std::vector, or the number type of a returned record
+    return_record: str = ""  # a returned struct, std::pair, std::tuple, std::complex or std::array, as written
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
     notes: list[str] = field(default_factory=list)
 
@@ -131,11 +155,17 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     ret_elem = ""
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
+    numbers = _number_names(info, template_map)
+    ret_record = ""
+    if not ret_elem and ret != "void" and not _is_number(ret, template_map):
+        ret_elem, ret_record = _returned_record(info, ret, numbers, template_map)
+    returns = ("perfalign verifies functions that return a number, a std::vector of numbers, a struct of numbers "
+               "or nothing")
+    if "*" in ret or "&" in ret:
+        raise HarnessError(f"{info.name} returns {ret!r}; {returns}")
     if ret_elem:
         ret_kind = ReturnKind.VECTOR
-    elif "*" in ret or "&" in ret:
-        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
-    if ret in {"void"} or ret.endswith(" void"):
+    elif ret in {"void"} or ret.endswith(" void"):
         ret_kind = ReturnKind.VOID
     elif cparse.is_float_type(ret) or ret in template_map.values() and cparse.is_float_type(ret):
         ret_kind = ReturnKind.FLOAT
@@ -143,8 +173,8 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         ret_kind = ReturnKind.INTEGER
     elif re.fullmatch(r"(const\s+)?[A-Za-z_]\w*", ret) and not ret[0].isupper():
         ret_kind = ReturnKind.TYPEDEF
-    elif not ret_elem:
-        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
+    else:
+        raise HarnessError(f"{info.name} returns {ret!r}; {returns}")
     plans: list[ParamPlan] = []
     for index, p in enumerate(info.params):
         ctype = _subst(p.element_type, template_map)
@@ -152,7 +182,15 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             Role.IN_ARRAY: Kind.IN, Role.STRING: Kind.IN, Role.OUT_ARRAY: Kind.OUT, Role.INOUT_ARRAY: Kind.OUT,
             Role.VECTOR_IN: Kind.VEC_IN, Role.VECTOR_OUT: Kind.VEC_OUT, Role.REF_OUT: Kind.REF,
         }.get(p.role, Kind.VALUE)
-        plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype)
+        plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype, container=p.container)
+        layout = _record(info, p, ctype, numbers)
+        if layout is not None:
+            plan.record, plan.ctype, plan.fields = ctype, layout.field_type, list(layout.names)
+            if p.role in {Role.SCALAR, Role.LENGTH}:
+                plan.kind, plan.single = Kind.IN, True  # one record by value or const reference
+                p.role = Role.SCALAR
+            elif p.role is Role.REF_OUT:
+                plan.kind, plan.single = Kind.OUT, True  # one record by reference: written in place
         if p.name in notes.get("value", {}):
             plan.value = str(notes["value"][p.name])
             if p.role is Role.LENGTH:
@@ -175,10 +213,14 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             if p.role is Role.STRING:
                 plan.hypotheses = [f"({plan.hypotheses[0]}) + 1"]
             continue
-        if plan.kind == Kind.REF:
+        if plan.kind == Kind.REF or plan.single:
             plan.hypotheses = ["1"]
             continue
+        if plan.container == "array":
+            plan.hypotheses = [f"({p.extent})"]  # std::array<T, N>: N elements, always
+            continue
         plan.hypotheses = _hypotheses(info, plan, plans, lengths, loops)
+    _index_ranges(info, plans, notes)
     min_lengths = {k: int(v) for k, v in (notes.get("min") or {}).items() if str(v).strip().lstrip("-").isdigit()}
     for k, v in (notes.get("min") or {}).items():
         if k not in min_lengths:
@@ -191,6 +233,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         return_type=ret,
         return_kind=ret_kind,
         return_element=ret_elem,
+        return_record=ret_record,
         template_args=[template_map[t] for t in info.template_params],
         tolerance=float(tolerance) if tolerance is not None else None,
         noalias=bool(notes.get("noalias")),
@@ -238,6 +281,111 @@ def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> d
     return out
 
 
+_TYPEDEF = re.compile(r"\btypedef\s+((?:const\s+)?[\w\s:]+?)\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([\w\s:]+?)\s*;")
+
+
+def _number_names(info: FunctionInfo, template_map: dict[str, str]) -> set[str]:
+    """Type names that stand for numbers: template arguments and the context's typedefs of number types."""
+    names = set(template_map.values()) | set(template_map)
+    for name, target in [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(info.context)] + [
+        (m.group(1), m.group(2)) for m in _USING.finditer(info.context)
+    ]:
+        if cparse.is_integer_type(target) or cparse.is_float_type(target):
+            names.add(name)
+    return names
+
+
+def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cparse.Record | None:
+    """The record a parameter's elements are (a struct or std::pair/tuple/complex of numbers), or None."""
+    if p.role is Role.UNSUPPORTED or p.container == "string" or _is_number(ctype, {}) or ctype in numbers:
+        return None
+    layout = cparse.record_layout(ctype, info.context, info.language, numbers)
+    if layout is None:
+        if p.record:
+            raise HarnessError(
+                f"cannot generate inputs for {p.name}: perfalign does not see the definition of {ctype!r} "
+                "(define it in the function's file or include the header that does)"
+            )
+        return None
+    if layout.reason:
+        raise HarnessError(f"cannot generate inputs for {p.name}: {layout.reason}")
+    return layout
+
+
+def _returned_record(info: FunctionInfo, ret: str, numbers: set[str], template_map: dict[str, str]) -> tuple[str, str]:
+    """A returned record or std::array of numbers: (its number type, the type as written); ("", "") for others."""
+    held = cparse.container_of(ret)
+    if held is not None:
+        kind, elem, _ = held
+        if kind == "array" and (_is_number(elem, template_map) or elem in numbers):
+            return elem, ret
+        return "", ""
+    layout = cparse.record_layout(ret, info.context, info.language, numbers)
+    if layout is None:
+        return "", ""
+    if layout.reason:
+        raise HarnessError(f"{info.name} returns {ret!r}: {layout.reason}")
+    return layout.field_type, ret
+
+
+def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, Any]) -> None:
+    """Values of an integer input array used as indices into another array: 0 .. that array's size - 1.
+
+    ``x[cols[k]]`` reads ``x`` at every value ``cols`` holds, so the original's callers keep them in range;
+    a stated ``range(cols)`` wins.
+    """
+    by_name = {pp.param.name: pp for pp in plans}
+    for target in plans:
+        if target.kind == Kind.VALUE or not target.hypotheses:
+            continue
+        for index in cparse.index_expressions(info, target.param.name):
+            source = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+            pp = by_name.get(source.group(1)) if source else None
+            if (pp is None or pp is target or pp.kind not in {Kind.IN, Kind.VEC_IN} or pp.range is not None
+                    or pp.record or pp.param.name in notes.get("range", {}) or not cparse.is_integer_type(pp.ctype)
+                    or pp.param.role is Role.STRING or pp.container == "string"):
+                continue
+            size = target.hypotheses[0]
+            pp.range = ("0", f"perfalign_max(({size}) / {target.width} - 1, 0)" if target.width > 1
+                        else f"perfalign_max(({size}) - 1, 0)")
+
+
+_CONSTANT = re.compile(
+    r"#\s*define\s+([A-Za-z_]\w*)[ \t]+\S|\b(?:const|constexpr)\s+[\w\s:]*?\b([A-Za-z_]\w*)\s*(?:=|\[)"
+)
+_ENUM = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
+
+
+def _context_constants(info: FunctionInfo) -> set[str]:
+    """Names the file defines at file scope that a loop bound may use: macros, enumerators, constants, arrays."""
+    names = {m.group(1) or m.group(2) for m in _CONSTANT.finditer(info.context)}
+    for body in _ENUM.findall(info.context):
+        names |= {m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*(?:=[^,]*)?(?:,|$)", body)}
+    tree = cparse.parse(info.context, info.language)
+    for node in tree.root_node.children:
+        if node.type == "declaration":  # file-scope arrays and variables (sizeof(table) / sizeof(table[0]))
+            for d in node.children_by_field_name("declarator"):
+                while d is not None and d.type in {"init_declarator", "array_declarator", "pointer_declarator"}:
+                    d = d.child_by_field_name("declarator")
+                if d is not None and d.type == "identifier":
+                    names.add(cparse.node_text(d))
+    return {n for n in names if n}
+
+
+_BYTE_TYPES = {"unsigned char", "uint8_t", "std::uint8_t"}
+_BYTE_CAST = re.compile(r"^\(\s*(?:unsigned\s+char|(?:std::)?uint8_t)\s*\)")
+
+
+def _byte_indexed(index: str, plans: list[ParamPlan]) -> bool:
+    """An index that is a byte: an element of a byte array, or a cast to unsigned char (``hist[data[i]]``)."""
+    if _BYTE_CAST.match(index.strip()):
+        return True
+    source = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+    return bool(source) and any(pp.param.name == source.group(1) and pp.kind != Kind.VALUE and pp.ctype in _BYTE_TYPES
+                                and pp.param.role is not Role.STRING for pp in plans)
+
+
 def _subst(text: str, mapping: dict[str, str]) -> str:
     for k, v in mapping.items():
         text = re.sub(rf"\b{re.escape(k)}\b", v, text)
@@ -271,23 +419,32 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
     out: list[str] = []
     if p.size_expr:
         out.append(p.size_expr)
-    allowed = {q.param.name for q in plans if q.param.role in {Role.LENGTH, Role.SCALAR} and cparse.is_integer_type(q.param.type)}
+    # Only the length parameters are known to the glue (a scalar's value is drawn per case), and the
+    # file's constants (``b < 256``, ``#define BINS 64``, ``enum { N = 16 }``, ``sizeof table``).
+    allowed = {q.param.name for q in plans if q.param.role is Role.LENGTH} | _context_constants(info)
     corners: list[str] = []
-    ok = True
+    unknown = 0
+    byte_indexed = False
     for index in cparse.index_expressions(info, p.name):
         found = _max_index(index, loops, allowed)
         if found is None:
-            ok = False
-            break
+            unknown += 1
+            byte_indexed = byte_indexed or _byte_indexed(index, plans)
+            continue
         corners.extend(found)
-    extra = " + 1" if p.role is Role.STRING else ""
-    if ok and corners and len(corners) <= 48:
+    string = p.role is Role.STRING or plan.container == "string"
+    extra = " + 1" if string else ""
+    if byte_indexed:
+        out.append("256")  # indexed by a byte's value: all 256 of them
+    if corners and len(corners) <= 48:
+        # The indices the loops state; with indices that depend on the data as well (hist[data[i]]),
+        # still the first guess, confirmed (or not) under AddressSanitizer.
         symbolic = [c for c in corners if _IDENT.search(c)]
         expr = _max_expr([_plus_one(c) for c in dict.fromkeys(symbolic or corners)])
         out.append(expr + extra)
     if plan.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
         # A vector carries its own size: try it independent of the lengths first.
-        out.append(PROBLEM_SIZE)
+        out.append(PROBLEM_SIZE + extra)
     # Generic guesses: each length (the next one after the array first), then products.
     ordered = sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))
     for q in ordered:

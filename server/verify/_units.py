@@ -264,15 +264,28 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
     for pp in plan.params:
         v = f"perfalign_{side}_a{pp.index}"
         t = pp.ctype
+        e, w, buf = pp.element, pp.width, f"bufs[{pp.index}]"
         if pp.kind in {Kind.IN, Kind.OUT}:
-            decls.append(f"static {t} *{v};")
-            setup.append(f"{v} = ({t} *)bufs[{pp.index}];")
-            args.append(v)
-        elif pp.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
-            decls.append(f"static std::vector<{t} > {v};")
-            setup.append(f"{v}.assign(({t} *)bufs[{pp.index}], ({t} *)bufs[{pp.index}] + counts[{pp.index}]);")
+            # Records are runs of numbers in the buffer: a struct Point {double x, y;} is two doubles.
+            decls.append(f"static {e} *{v};")
+            setup.append(f"{v} = ({e} *){buf};")
+            args.append(f"*{v}" if pp.single else v)
+        elif pp.container == "string":
+            decls.append(f"static std::string {v};")
+            setup.append(f"{v}.assign((const char *){buf}, counts[{pp.index}] ? counts[{pp.index}] - 1 : 0);")
             args.append(v)
             views.append(f"case {pp.index}: *data = (void *){v}.data(); *count = {v}.size(); return;")
+        elif pp.container == "array":
+            decls.append(f"static std::array<{e}, {pp.param.extent}> {v};")
+            setup.append(f"for (size_t k = 0; k < {v}.size() && (k + 1) * {w} <= counts[{pp.index}]; k++) "
+                         f"{v}[k] = (({e} *){buf})[k];")
+            args.append(v)
+            views.append(f"case {pp.index}: *data = (void *){v}.data(); *count = {v}.size() * {w}; return;")
+        elif pp.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
+            decls.append(f"static std::vector<{e} > {v};")
+            setup.append(f"{v}.assign(({e} *){buf}, ({e} *){buf} + counts[{pp.index}] / {w});")
+            args.append(v)
+            views.append(f"case {pp.index}: *data = (void *){v}.data(); *count = {v}.size() * {w}; return;")
         elif pp.kind == Kind.REF:
             decls.append(f"static {t} {v};")
             setup.append(f"{v} = *({t} *)bufs[{pp.index}];")
@@ -288,7 +301,14 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
             args.append(v)
     call = f"{_callee(plan)}({', '.join(args)})"
     ret_decl = ""
-    if plan.return_kind is ReturnKind.VECTOR:
+    if plan.return_kind is ReturnKind.VECTOR and plan.return_record:
+        # A returned record (or std::array) of numbers: compared like a returned vector of its numbers.
+        ret = f"perfalign_{side}_ret"
+        ret_decl = f"static {plan.return_record} {ret};"
+        call_stmt = f"{ret} = {call};"
+        ret_raw = "(void)out; return 0;"
+        views.append(f"case -1: *data = (void *)&{ret}; *count = sizeof {ret} / sizeof({plan.return_element}); return;")
+    elif plan.return_kind is ReturnKind.VECTOR:
         ret_decl = f"static std::vector<{plan.return_element} > perfalign_{side}_ret;"
         call_stmt = f"perfalign_{side}_ret = {call};"
         ret_raw = "(void)out; return 0;"
@@ -461,9 +481,10 @@ def _type_glue(plan: HarnessPlan) -> str:
             isfloat.append(f"case {i}: return PF_ISF({t});")
             issigned.append(f"case {i}: return PF_SGN({t});")
             nhyp.append(f"case {i}: return {len(pp.hypotheses)};")
-            hyps = " ".join(f"case {h}: v = (long long)({expr}); break;" for h, expr in enumerate(pp.hypotheses))
+            width = f" * {pp.width}" if pp.width > 1 else ""
+            hyps = " ".join(f"case {h}: v = (long long)({expr}){width}; break;" for h, expr in enumerate(pp.hypotheses))
             count_cases.append(f"case {i}: switch (hyp) {{ {hyps} default: v = 0; }} break;")
-            if pp.param.role is Role.STRING:
+            if pp.param.role is Role.STRING or pp.container == "string":
                 fill_cases.append(f"case {i}: perfalign_fill_string((char *)data, count, rng, profile); break;")
             else:
                 lo, hi = pp.range if pp.range is not None else ("0", "0")
@@ -496,7 +517,8 @@ def _type_glue(plan: HarnessPlan) -> str:
     else:
         ret_type = plan.return_type
     typed = [_TYPED.replace("@T@", t).replace("@SLUG@", _slug(t))
-             for t in dict.fromkeys(pp.ctype for pp in arrays if pp.param.role is not Role.STRING)]
+             for t in dict.fromkeys(pp.ctype for pp in arrays
+                                    if pp.param.role is not Role.STRING and pp.container != "string")]
     return "\n".join([
         _PRELUDE,
         *typed,

@@ -73,7 +73,9 @@ def test_perfalign_toml_tables_merge_with_annotations() -> None:
     "source, words",
     [
         ("double f(double **rows, int n) { return rows[0][0]; }", "pointer to pointer"),
-        ("struct s; double f(struct s *p) { return 0; }", "arrays of"),
+        ("struct s; double f(struct s *p) { return 0; }", "does not see the definition of 'struct s'"),
+        ("struct s { double a; int id; };\ndouble f(const struct s *p, int n) { return p[n].a; }",
+         r"fields of struct s are of different types \(double, int\)"),
         ("double *f(double *a, int n) { return a; }", "returns"),
         ("#include <stdarg.h>\ndouble f(int n, ...) { return n; }", "variadic"),
     ],

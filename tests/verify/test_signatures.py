@@ -1,0 +1,502 @@
+"""Signatures of real code, end to end against real gcc/g++: each class is driven, and a wrong candidate is incorrect.
+
+Every class of parameter the harness generates gets an original, an honest
+rewrite (a real verdict: faster, not significant or slower, never
+unsupported) and a wrong rewrite that must be ``incorrect``, never ``faster``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import pytest
+
+from perfalign.server.settings import Settings
+from perfalign.server.verdict import TIMED, Status
+from perfalign.server.verify._verifier import FunctionVerifier
+
+QUICK = Settings(min_time_ms=5.0)
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    language: str
+    function: str
+    original: str
+    honest: str
+    wrong: str
+    words: str  # in the wrong candidate's detail
+
+    def __str__(self) -> str:
+        return self.name
+
+
+SIGNATURES = [
+    Signature(
+        "local_vector_bool", "cpp", "count_present",
+        """#include <vector>
+// How many of the values 0..n-1 occur in v.
+int count_present(const std::vector<int> &v, int n) {
+    std::vector<bool> visited(n, false);
+    int count = 0;
+    for (std::size_t i = 0; i < v.size(); i++) {
+        int x = v[i];
+        if (x >= 0 && x < n && !visited[x]) {
+            visited[x] = true;
+            count++;
+        }
+    }
+    return count;
+}
+""",
+        """int count_present(const std::vector<int> &v, int n) {
+    std::vector<char> seen(n > 0 ? n : 0, 0);
+    int count = 0;
+    for (int x : v)
+        if (x >= 0 && x < n && !seen[x]) { seen[x] = 1; count++; }
+    return count;
+}
+""",
+        """int count_present(const std::vector<int> &v, int n) {
+    std::vector<bool> visited(n + 1, false);
+    int count = 0;
+    for (int x : v)
+        if (x >= 0 && x <= n && !visited[x]) { visited[x] = true; count++; }
+    return count;
+}
+""",
+        "the candidate returns",
+    ),
+    Signature(
+        "local_copy_constructed", "cpp", "median",
+        """#include <vector>
+// The median of v (the upper one of the middle two), by sorting a copy: O(n^2).
+int median(const std::vector<int> &v) {
+    if (v.empty())
+        return 0;
+    std::vector<int> sorted(v);
+    for (std::size_t i = 1; i < sorted.size(); i++)
+        for (std::size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    return sorted[sorted.size() / 2];
+}
+""",
+        """#include <algorithm>
+int median(const std::vector<int> &v) {
+    if (v.empty())
+        return 0;
+    std::vector<int> copy(v);
+    std::nth_element(copy.begin(), copy.begin() + copy.size() / 2, copy.end());
+    return copy[copy.size() / 2];
+}
+""",
+        """#include <algorithm>
+int median(const std::vector<int> &v) {
+    if (v.empty())
+        return 0;
+    std::vector<int> copy(v);
+    std::nth_element(copy.begin(), copy.begin() + (copy.size() - 1) / 2, copy.end());
+    return copy[(copy.size() - 1) / 2];
+}
+""",
+        "the candidate returns",
+    ),
+    Signature(
+        "backwards_loop", "c", "suffix_sums",
+        """/* out[i] = a[i] + a[i+1] + ... + a[n-1], one sum per element: O(n^2). */
+void suffix_sums(const double *a, double *out, int n) {
+    for (int i = n - 1; i >= 0; i--) {
+        double s = 0.0;
+        for (int j = i; j < n; j++)
+            s += a[j];
+        out[i] = s;
+    }
+}
+""",
+        """void suffix_sums(const double *a, double *out, int n) {
+    double s = 0.0;
+    for (int i = n - 1; i >= 0; i--) {
+        s += a[i];
+        out[i] = s;
+    }
+}
+""",
+        """void suffix_sums(const double *a, double *out, int n) {
+    double s = 0.0;
+    for (int i = n - 1; i > 0; i--) {
+        s += a[i];
+        out[i] = s;
+    }
+}
+""",
+        "'out'[0]",
+    ),
+    Signature(
+        "constant_bound_byte_histogram", "c", "byte_hist",
+        """/* How often each byte value occurs in data. */
+void byte_hist(const unsigned char *data, int n, int *hist) {
+    for (int b = 0; b < 256; b++)
+        hist[b] = 0;
+    for (int i = 0; i < n; i++)
+        hist[data[i]]++;
+}
+""",
+        """#include <string.h>
+void byte_hist(const unsigned char *data, int n, int *hist) {
+    memset(hist, 0, 256 * sizeof *hist);
+    for (int i = 0; i < n; i++)
+        hist[data[i]] += 1;
+}
+""",
+        """void byte_hist(const unsigned char *data, int n, int *hist) {
+    for (int b = 0; b < 255; b++)
+        hist[b] = 0;
+    for (int i = 0; i < n; i++)
+        hist[data[i]]++;
+}
+""",
+        "'hist'[255]",
+    ),
+    Signature(
+        "enum_bound_bins", "c", "bin_counts",
+        """enum { BINS = 16 };
+
+/* counts[b] = how many of bin[0..n-1] equal b. */
+void bin_counts(const int *bin, int n, long *counts) {
+    for (int b = 0; b < BINS; b++)
+        counts[b] = 0;
+    for (int i = 0; i < n; i++)
+        counts[bin[i]]++;
+}
+""",
+        """void bin_counts(const int *bin, int n, long *counts) {
+    long local[BINS] = {0};
+    for (int i = 0; i < n; i++)
+        local[bin[i]] += 1;
+    for (int b = 0; b < BINS; b++)
+        counts[b] = local[b];
+}
+""",
+        """void bin_counts(const int *bin, int n, long *counts) {
+    for (int i = 0; i < n; i++)
+        counts[bin[i]]++;
+}
+""",
+        "'counts'",
+    ),
+    Signature(
+        "define_bound_sizeof_table", "c", "weigh",
+        """#define TAPS 4
+static const double taps[TAPS] = {0.125, 0.375, 0.375, 0.125};
+
+/* out[k] = the weighted sum of a[k..k+TAPS-1], for every k of the table of outputs. */
+void weigh(const double *a, double *out) {
+    for (unsigned k = 0; k < sizeof taps / sizeof taps[0]; k++) {
+        double s = 0.0;
+        for (int t = 0; t < TAPS; t++)
+            s += taps[t] * a[k + t];
+        out[k] = s;
+    }
+}
+""",
+        """void weigh(const double *a, double *out) {
+    for (int k = 0; k < TAPS; k++)
+        out[k] = 0.125 * (a[k] + a[k + 3]) + 0.375 * (a[k + 1] + a[k + 2]);
+}
+""",
+        """void weigh(const double *a, double *out) {
+    for (int k = 0; k < TAPS; k++)
+        out[k] = 0.125 * (a[k] + a[k + 3]) + 0.375 * (a[k + 1] + a[k + 1]);
+}
+""",
+        "'out'",
+    ),
+    Signature(
+        "std_array_in_out", "cpp", "smooth8",
+        """#include <array>
+// A three-point smoothing of eight values (the ends copied), added to out.
+void smooth8(const std::array<double, 8> &in, std::array<double, 8> &out) {
+    out[0] += in[0];
+    for (std::size_t i = 1; i + 1 < in.size(); i++)
+        out[i] += (in[i - 1] + in[i] + in[i + 1]) / 3.0;
+    out[7] += in[7];
+}
+""",
+        """void smooth8(const std::array<double, 8> &in, std::array<double, 8> &out) {
+    out[0] += in[0];
+    out[7] += in[7];
+    for (int i = 1; i < 7; i++)
+        out[i] += (in[i - 1] + in[i] + in[i + 1]) * (1.0 / 3.0);
+}
+""",
+        """void smooth8(const std::array<double, 8> &in, std::array<double, 8> &out) {
+    out[0] += in[0];
+    for (int i = 1; i < 7; i++)
+        out[i] += (in[i - 1] + in[i] + in[i + 1]) / 3.0;
+    out[6] += in[7];
+}
+""",
+        "'out'",
+    ),
+    Signature(
+        "std_array_histogram", "cpp", "histogram",
+        """#include <array>
+#include <vector>
+constexpr int NBINS = 32;
+// Counts of v's values in NBINS bins over [0, 1); the array is cleared first.
+void histogram(const std::vector<double> &v, std::array<long, NBINS> &bins) {
+    for (int b = 0; b < NBINS; b++) {
+        long c = 0;
+        for (double x : v)
+            c += x >= 0.0 && x < 1.0 && int(x * NBINS) == b;
+        bins[b] = c;
+    }
+}
+""",
+        """void histogram(const std::vector<double> &v, std::array<long, NBINS> &bins) {
+    bins.fill(0);
+    for (double x : v)
+        if (x >= 0.0 && x < 1.0)
+            bins[int(x * NBINS)]++;
+}
+""",
+        """void histogram(const std::vector<double> &v, std::array<long, NBINS> &bins) {
+    bins.fill(0);
+    for (double x : v)
+        if (x >= 0.0 && x < 1.0)
+            bins[int(x * (NBINS - 1))]++;
+}
+""",
+        "'bins'",
+    ),
+    Signature(
+        "struct_vector_of_points", "cpp", "path_length",
+        """#include <cmath>
+#include <vector>
+struct Point {
+    double x, y;
+};
+// The length of the polyline through the points.
+double path_length(const std::vector<Point> &pts) {
+    double total = 0.0;
+    for (std::size_t i = 1; i < pts.size(); i++)
+        total += std::sqrt((pts[i].x - pts[i - 1].x) * (pts[i].x - pts[i - 1].x) +
+                           (pts[i].y - pts[i - 1].y) * (pts[i].y - pts[i - 1].y));
+    return total;
+}
+""",
+        """double path_length(const std::vector<Point> &pts) {
+    double total = 0.0;
+    const Point *p = pts.data();
+    for (std::size_t i = 1; i < pts.size(); i++) {
+        double dx = p[i].x - p[i - 1].x, dy = p[i].y - p[i - 1].y;
+        total += std::sqrt(dx * dx + dy * dy);
+    }
+    return total;
+}
+""",
+        """double path_length(const std::vector<Point> &pts) {
+    double total = 0.0;
+    for (std::size_t i = 1; i < pts.size(); i++)
+        total += std::fabs(pts[i].x - pts[i - 1].x);
+    return total;
+}
+""",
+        "the candidate returns",
+    ),
+    Signature(
+        "struct_pointer_particles", "c", "drift",
+        """typedef struct {
+    double x, y, z;
+    double vx, vy, vz;
+} Particle;
+
+/* Move each particle by dt times its velocity. */
+void drift(Particle *ps, int n, double dt) {
+    for (int i = 0; i < n; i++) {
+        ps[i].x += dt * ps[i].vx;
+        ps[i].y += dt * ps[i].vy;
+        ps[i].z += dt * ps[i].vz;
+    }
+}
+""",
+        """void drift(Particle *ps, int n, double dt) {
+    for (Particle *p = ps; p < ps + n; p++) {
+        p->x += dt * p->vx;
+        p->y += dt * p->vy;
+        p->z += dt * p->vz;
+    }
+}
+""",
+        """void drift(Particle *ps, int n, double dt) {
+    for (int i = 0; i < n; i++) {
+        ps[i].x += dt * ps[i].vx;
+        ps[i].y += dt * ps[i].vy;
+    }
+}
+""",
+        ".z is",
+    ),
+    Signature(
+        "struct_by_reference_out", "cpp", "centroid",
+        """struct Point {
+    double x, y;
+};
+// The mean of n points, written to c.
+void centroid(const Point *p, int n, Point &c) {
+    c.x = 0.0;
+    c.y = 0.0;
+    for (int i = 0; i < n; i++) {
+        c.x += p[i].x / n;
+        c.y += p[i].y / n;
+    }
+}
+""",
+        """void centroid(const Point *p, int n, Point &c) {
+    double sx = 0.0, sy = 0.0;
+    for (int i = 0; i < n; i++) {
+        sx += p[i].x / n;
+        sy += p[i].y / n;
+    }
+    c.x = sx;
+    c.y = sy;
+}
+""",
+        """void centroid(const Point *p, int n, Point &c) {
+    double sx = 0.0, sy = 0.0;
+    for (int i = 0; i < n; i++) {
+        sx += p[i].x / n;
+        sy += p[i].x / n;
+    }
+    c.x = sx;
+    c.y = sy;
+}
+""",
+        "'c'.y is",
+    ),
+    Signature(
+        "complex_vectors_returned", "cpp", "cdot",
+        """#include <complex>
+#include <vector>
+// The Hermitian dot product: the sum of conj(a[i]) * b[i].
+std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std::vector<std::complex<double>> &b) {
+    std::complex<double> s = 0.0;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); i++)
+        s += std::conj(a[i]) * b[i];
+    return s;
+}
+""",
+        """std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std::vector<std::complex<double>> &b) {
+    double re = 0.0, im = 0.0;
+    std::size_t n = a.size() < b.size() ? a.size() : b.size();
+    for (std::size_t i = 0; i < n; i++) {
+        re += a[i].real() * b[i].real() + a[i].imag() * b[i].imag();
+        im += a[i].real() * b[i].imag() - a[i].imag() * b[i].real();
+    }
+    return {re, im};
+}
+""",
+        """std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std::vector<std::complex<double>> &b) {
+    std::complex<double> s = 0.0;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); i++)
+        s += a[i] * b[i];
+    return s;
+}
+""",
+        "of the returned std::complex<double>",
+    ),
+    Signature(
+        "pair_returned", "cpp", "min_max",
+        """#include <utility>
+// The smallest and the largest of a[0..n-1] (0 and 0 when n is 0).
+std::pair<double, double> min_max(const double *a, int n) {
+    double lo = n > 0 ? a[0] : 0.0, hi = lo;
+    for (int i = 0; i < n; i++) {
+        if (a[i] < lo) lo = a[i];
+        if (a[i] > hi) hi = a[i];
+    }
+    return {lo, hi};
+}
+""",
+        """std::pair<double, double> min_max(const double *a, int n) {
+    if (n <= 0)
+        return {0.0, 0.0};
+    double lo = a[0], hi = a[0];
+    for (int i = 1; i < n; i++) {
+        lo = a[i] < lo ? a[i] : lo;
+        hi = a[i] > hi ? a[i] : hi;
+    }
+    return std::make_pair(lo, hi);
+}
+""",
+        """std::pair<double, double> min_max(const double *a, int n) {
+    if (n <= 0)
+        return {0.0, 0.0};
+    double lo = a[0], hi = a[0];
+    for (int i = 1; i < n - 1; i++) {
+        lo = a[i] < lo ? a[i] : lo;
+        hi = a[i] > hi ? a[i] : hi;
+    }
+    return std::make_pair(lo, hi);
+}
+""",
+        "of the returned std::pair<double, double>",
+    ),
+    Signature(
+        "tuple_vector", "cpp", "scale_all",
+        """#include <tuple>
+#include <vector>
+// Scale every coordinate of every triple by s.
+void scale_all(std::vector<std::tuple<float, float, float>> &v, float s) {
+    for (std::size_t i = 0; i < v.size(); i++) {
+        std::get<0>(v[i]) *= s;
+        std::get<1>(v[i]) *= s;
+        std::get<2>(v[i]) *= s;
+    }
+}
+""",
+        """void scale_all(std::vector<std::tuple<float, float, float>> &v, float s) {
+    for (auto &t : v) {
+        std::get<0>(t) *= s;
+        std::get<1>(t) *= s;
+        std::get<2>(t) *= s;
+    }
+}
+""",
+        """void scale_all(std::vector<std::tuple<float, float, float>> &v, float s) {
+    for (auto &t : v) {
+        std::get<0>(t) *= s;
+        std::get<1>(t) *= s;
+        std::get<2>(t) += s;
+    }
+}
+""",
+        "'v'",
+    ),
+]
+
+
+@pytest.fixture(scope="module", params=SIGNATURES, ids=str)
+def prepared(request: pytest.FixtureRequest) -> Iterator[tuple[Signature, FunctionVerifier]]:
+    sig: Signature = request.param
+    with FunctionVerifier(sig.original, sig.language, sig.function, settings=QUICK) as verifier:
+        failure = verifier.prepare()
+        assert failure is None, f"{sig.name}: {failure.status.value}: {failure.detail}"
+        yield sig, verifier
+
+
+def test_an_honest_rewrite_gets_a_real_verdict(prepared: tuple[Signature, FunctionVerifier]) -> None:
+    sig, verifier = prepared
+    verdict = verifier.verify(sig.honest)
+    assert verdict.status in TIMED, f"{sig.name}: {verdict.status.value}: {verdict.detail}"
+
+
+def test_a_wrong_rewrite_is_incorrect(prepared: tuple[Signature, FunctionVerifier]) -> None:
+    sig, verifier = prepared
+    verdict = verifier.verify(sig.wrong)
+    assert verdict.status is Status.INCORRECT, f"{sig.name}: {verdict.status.value}: {verdict.detail}"
+    assert sig.words in verdict.detail
