@@ -10,7 +10,7 @@ what the verifier's harness reads a function with.
 """
 from ..errors import CParseError
 from ._annotations import parse_annotations
-from ._body import LoopRange, global_writes, index_expressions, loop_ranges
+from ._body import LoopRange, global_writes, index_expressions, local_definitions, loop_ranges
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
 from ._records import Record, record_layout
@@ -33,6 +33,7 @@ __all__ = [
     "is_integer_type",
     "language_for",
     "list_functions",
+    "local_definitions",
     "loop_ranges",
     "node_text",
     "parse",

@@ -91,6 +91,24 @@ def _loop_bound(cond: Any, var: str) -> tuple[str, str] | None:
 
 
 
+def local_definitions(info: FunctionInfo) -> dict[str, str]:
+    """Locals declared once with a value and never assigned again (``int c = (i*n + j)*n + k;``): name -> value."""
+    tree = parse(info.text, info.language)
+    values: dict[str, list[str]] = {}
+    assigned: set[str] = set()
+    for node in walk(tree.root_node):
+        if node.type == "init_declarator":
+            name = node.child_by_field_name("declarator")
+            value = node.child_by_field_name("value")
+            if name is not None and name.type == "identifier" and value is not None and value.type != "argument_list":
+                values.setdefault(node_text(name), []).append(node_text(value))
+        elif node.type in {"assignment_expression", "update_expression"}:
+            target = node.child_by_field_name("left") or node.child_by_field_name("argument")
+            if target is not None and target.type == "identifier":
+                assigned.add(node_text(target))
+    return {k: v[0] for k, v in values.items() if len(v) == 1 and k not in assigned}
+
+
 def index_expressions(info: FunctionInfo, name: str) -> list[str]:
     """The index of every one-index subscript ``name[i]`` in the function, as written."""
     tree = parse(info.text, info.language)

@@ -8,6 +8,7 @@ kind, and what the ``perfalign:`` annotation or ``perfalign.toml`` states.
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -392,17 +393,24 @@ def _subst(text: str, mapping: dict[str, str]) -> str:
     return text
 
 
-def _max_index(expr: str, loops: dict[str, cparse.LoopRange], allowed: set[str], depth: int = 0) -> list[str] | None:
-    """The corners of ``expr`` over the loop ranges, or None when it uses something else."""
+def _max_index(expr: str, loops: dict[str, cparse.LoopRange], allowed: set[str], depth: int = 0,
+               local: dict[str, str] | None = None) -> list[str] | None:
+    """The corners of ``expr`` over the loop ranges, or None when it uses something else.
+
+    A local set once from the loop variables (``int c = (i*n + j)*n + k;``) stands for its value.
+    """
     if depth > 6:
         return None
     for ident in _IDENT.findall(expr):
+        if local and ident in local and ident not in loops:
+            return _max_index(re.sub(rf"\b{re.escape(ident)}\b", f"({local[ident]})", expr), loops, allowed, depth + 1,
+                              {k: v for k, v in local.items() if k != ident})
         if ident in loops:
             r = loops[ident]
             out: list[str] = []
             for bound in (r.lo, r.hi):
                 sub = re.sub(rf"\b{re.escape(ident)}\b", f"({bound})", expr)
-                corners = _max_index(sub, loops, allowed, depth + 1)
+                corners = _max_index(sub, loops, allowed, depth + 1, local)
                 if corners is None:
                     return None
                 out.extend(corners)
@@ -423,25 +431,31 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
     # file's constants (``b < 256``, ``#define BINS 64``, ``enum { N = 16 }``, ``sizeof table``).
     allowed = {q.param.name for q in plans if q.param.role is Role.LENGTH} | _context_constants(info)
     corners: list[str] = []
-    unknown = 0
+    each: list[str] = []  # the largest element each index reaches
     byte_indexed = False
+    local = cparse.local_definitions(info)
     for index in cparse.index_expressions(info, p.name):
-        found = _max_index(index, loops, allowed)
+        found = _max_index(index, loops, allowed, local=local)
         if found is None:
-            unknown += 1
             byte_indexed = byte_indexed or _byte_indexed(index, plans)
             continue
         corners.extend(found)
+        each.append(_size_of(found))
     string = p.role is Role.STRING or plan.container == "string"
     extra = " + 1" if string else ""
     if byte_indexed:
         out.append("256")  # indexed by a byte's value: all 256 of them
-    if corners and len(corners) <= 48:
+    if corners and len(corners) <= 128:
         # The indices the loops state; with indices that depend on the data as well (hist[data[i]]),
         # still the first guess, confirmed (or not) under AddressSanitizer.
-        symbolic = [c for c in corners if _IDENT.search(c)]
-        expr = _max_expr([_plus_one(c) for c in dict.fromkeys(symbolic or corners)])
-        out.append(expr + extra)
+        whole = _size_of(corners)
+        # Indices the body guards (a stencil's neighbours, skipped at the boundary) may never reach the
+        # largest corner: smaller sizes first, each confirmed or refuted by the sanitized original.
+        names = {q.param.name for q in lengths}
+        top = _value_at(whole, names)
+        smaller = sorted({e for e in each if top is not None and (v := _value_at(e, names)) is not None and v < top},
+                         key=lambda e: _value_at(e, names) or 0)
+        out += [e + extra for e in smaller] + [whole + extra]
     if plan.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
         # A vector carries its own size: try it independent of the lengths first.
         out.append(PROBLEM_SIZE + extra)
@@ -457,6 +471,37 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
     if not lengths:
         out.append(PROBLEM_SIZE + extra)
     return list(dict.fromkeys(out))
+
+
+def _size_of(corners: list[str]) -> str:
+    """The element count that holds every corner: the largest corner plus one."""
+    symbolic = [c for c in corners if _IDENT.search(c)]
+    return _max_expr(list(dict.fromkeys(_plus_one(c) for c in dict.fromkeys(symbolic or corners))))
+
+
+def _value_at(expr: str, lengths: set[str]) -> int | None:
+    """``expr`` with every length (and the problem size) at 11, when it is whole-number arithmetic of them."""
+    text = expr.replace("perfalign_max", "max").replace(PROBLEM_SIZE, "11")
+    try:
+        return _evaluate(ast.parse(text, mode="eval").body, lengths)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def _evaluate(node: ast.AST, lengths: set[str]) -> int:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in lengths:
+        return 11
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand, lengths)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        x, y = _evaluate(node.left, lengths), _evaluate(node.right, lengths)
+        ops = {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}
+        return ops[type(node.op)] if type(node.op) in ops else int(x / y)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "max" and node.args:
+        return max(_evaluate(a, lengths) for a in node.args)
+    raise ValueError("not whole-number arithmetic of the lengths")
 
 
 def _simplify(expr: str) -> str:
