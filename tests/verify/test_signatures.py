@@ -477,6 +477,67 @@ void scale_all(std::vector<std::tuple<float, float, float>> &v, float s) {
 """,
         "'v'",
     ),
+    Signature(
+        "std_string_in", "cpp", "count_words",
+        """#include <string>
+// The number of runs of characters other than spaces in s.
+int count_words(const std::string &s) {
+    int words = 0;
+    for (std::size_t i = 0; i < s.size(); i++)
+        if (s[i] != ' ' && (i == 0 || s[i - 1] == ' '))
+            words++;
+    return words;
+}
+""",
+        """int count_words(const std::string &s) {
+    int words = 0;
+    bool in_word = false;
+    for (char c : s) {
+        words += c != ' ' && !in_word;
+        in_word = c != ' ';
+    }
+    return words;
+}
+""",
+        """int count_words(const std::string &s) {
+    int words = 0;
+    for (std::size_t i = 1; i < s.size(); i++)
+        if (s[i] != ' ' && s[i - 1] == ' ')
+            words++;
+    return words;
+}
+""",
+        "the candidate returns",
+    ),
+    Signature(
+        "std_string_in_out", "cpp", "squeeze_spaces",
+        """#include <string>
+// Replace every run of spaces in s by one space, in place.
+void squeeze_spaces(std::string &s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); i++)
+        if (s[i] != ' ' || out.empty() || out.back() != ' ')
+            out += s[i];
+    s = out;
+}
+""",
+        """void squeeze_spaces(std::string &s) {
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < s.size(); i++)
+        if (s[i] != ' ' || w == 0 || s[w - 1] != ' ')
+            s[w++] = s[i];
+    s.resize(w);
+}
+""",
+        """void squeeze_spaces(std::string &s) {
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < s.size(); i++)
+        if (s[i] != ' ' || w == 0 || s[w - 1] != ' ')
+            s[w++] = s[i];
+}
+""",
+        "elements after the candidate",
+    ),
 ]
 
 
