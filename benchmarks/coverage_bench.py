@@ -9,7 +9,8 @@ temporary folder with every line that holds a ``perfalign:`` annotation
 removed, and the verifier prepares its last function there (builds it,
 confirms the sizes under AddressSanitizer, picks the problem size), as
 ``tests/test_examples.py`` does with the annotations kept. A function is
-driven when ``prepare()`` succeeds.
+driven when ``prepare()`` succeeds; its line then shows the sizes the harness
+settled on.
 """
 from __future__ import annotations
 
@@ -47,14 +48,16 @@ def drive(path: Path, keep: bool) -> dict[str, object]:
         copy = Path(tmp) / path.name
         copy.write_text(text if keep else strip_annotations(text))
         started = time.perf_counter()
+        said: list[str] = []
         with FunctionVerifier(copy.read_text(), language, name, mode="serial", settings=Settings(),
-                              source_path=copy) as verifier:
+                              source_path=copy, progress=said.append) as verifier:
             failure = verifier.prepare()
+        ready = next((m for m in reversed(said) if m.startswith("ready: ")), "")
         seconds = time.perf_counter() - started
     return {
         "file": f"{path.parent.name}/{path.name}", "function": name, "annotated": annotated,
         "driven": failure is None, "status": "ready" if failure is None else failure.status.value,
-        "detail": "" if failure is None else failure.detail, "prepare_s": round(seconds, 2),
+        "detail": ready.removeprefix("ready: ") if failure is None else failure.detail, "prepare_s": round(seconds, 2),
     }
 
 
@@ -73,7 +76,7 @@ def main() -> None:
         return
     for r in rows:
         mark = "driven" if r["driven"] else r["status"]
-        note = "" if r["driven"] else f"  {r['detail']}"
+        note = f"  {r['detail']}"
         print(f"{r['file']:<28} {'annotated' if r['annotated'] else '':<9} {mark:<12} {r['prepare_s']:>6.2f} s{note}")
     print(f"driven: {driven} of {len(rows)}; of the {len(annotated)} annotated ones "
           f"{sum(bool(r['driven']) for r in annotated)} without their annotations"

@@ -194,7 +194,9 @@ class Pair:
                     return f"the returned vector has {y.size} elements, the original's {x.size} ({where})"
                 bad = first_difference(x, y, self.rtol, special=special)
                 if bad is not None and self.plan.return_record:
-                    return (f"number {bad} of the returned {self.plan.return_record} is {_value(y[bad])}, the original "
+                    names = self.plan.return_fields
+                    part = f".{names[bad]}" if bad < len(names) and names[bad] else f"[{bad}]"
+                    return (f"the returned {self.plan.return_record}'s {part} is {_value(y[bad])}, the original "
                             f"gives {_value(x[bad])} ({where})")
                 if bad is not None:
                     return (f"element {bad} of the returned vector is {_value(y[bad])}, the original gives "

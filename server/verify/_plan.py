@@ -93,6 +93,7 @@ class HarnessPlan:
     min_lengths: dict[str, int]
     return_element: str = ""  # element type of a returned std::vector, or the number type of a returned record
     return_record: str = ""  # a returned struct, std::pair, std::tuple, std::complex or std::array, as written
+    return_fields: list[str] = field(default_factory=list)  # a returned record's numbers, one name each
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
     notes: list[str] = field(default_factory=list)
 
@@ -157,9 +158,9 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
     numbers = _number_names(info, template_map)
-    ret_record = ""
+    ret_record, ret_fields = "", []
     if not ret_elem and ret != "void" and not _is_number(ret, template_map):
-        ret_elem, ret_record = _returned_record(info, ret, numbers, template_map)
+        ret_elem, ret_record, ret_fields = _returned_record(info, ret, numbers, template_map)
     returns = ("perfalign verifies functions that return a number, a std::vector of numbers, a struct of numbers "
                "or nothing")
     if "*" in ret or "&" in ret:
@@ -235,6 +236,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         return_kind=ret_kind,
         return_element=ret_elem,
         return_record=ret_record,
+        return_fields=ret_fields,
         template_args=[template_map[t] for t in info.template_params],
         tolerance=float(tolerance) if tolerance is not None else None,
         noalias=bool(notes.get("noalias")),
@@ -314,20 +316,21 @@ def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cpar
     return layout
 
 
-def _returned_record(info: FunctionInfo, ret: str, numbers: set[str], template_map: dict[str, str]) -> tuple[str, str]:
-    """A returned record or std::array of numbers: (its number type, the type as written); ("", "") for others."""
+def _returned_record(info: FunctionInfo, ret: str, numbers: set[str],
+                     template_map: dict[str, str]) -> tuple[str, str, list[str]]:
+    """A returned record or std::array of numbers: its number type, the type as written, the numbers' names."""
     held = cparse.container_of(ret)
     if held is not None:
         kind, elem, _ = held
         if kind == "array" and (_is_number(elem, template_map) or elem in numbers):
-            return elem, ret
-        return "", ""
+            return elem, ret, []
+        return "", "", []
     layout = cparse.record_layout(ret, info.context, info.language, numbers)
     if layout is None:
-        return "", ""
+        return "", "", []
     if layout.reason:
         raise HarnessError(f"{info.name} returns {ret!r}: {layout.reason}")
-    return layout.field_type, ret
+    return layout.field_type, ret, list(layout.names)
 
 
 def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, Any]) -> None:

@@ -407,7 +407,7 @@ std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std:
     return s;
 }
 """,
-        "of the returned std::complex<double>",
+        "the returned std::complex<double>'s .real is",
     ),
     Signature(
         "pair_returned", "cpp", "min_max",
@@ -444,7 +444,7 @@ std::pair<double, double> min_max(const double *a, int n) {
     return std::make_pair(lo, hi);
 }
 """,
-        "of the returned std::pair<double, double>",
+        "the returned std::pair<double, double>'s .",
     ),
     Signature(
         "tuple_vector", "cpp", "scale_all",
