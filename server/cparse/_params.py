@@ -67,7 +67,16 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
     held = container_of(elem)
     if held is not None:
         container, inner, extent = held
-        if container_of(inner) is not None:
+        inner_held = container_of(inner)
+        if container == "vector" and inner_held is not None and inner_held[0] == "string":
+            # Strings, one after the other: the plan gives each a slot of its own.
+            param.element_type, param.container = "char", "strings"
+            param.role = Role.VECTOR_OUT if param.is_reference and not param.is_const else Role.VECTOR_IN
+            if param.pointer_depth:
+                param.role = Role.UNSUPPORTED
+                param.reason = f"{param.name}: pointers to a vector are not supported; pass the vector by reference"
+            return
+        if inner_held is not None:
             param.role = Role.UNSUPPORTED
             param.reason = (f"{param.name}: {container}s of {inner} (nested containers) cannot be generated; "
                             "pass one flat vector and its sizes (a[i*n + j])")
@@ -100,6 +109,10 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
             param.role = Role.REF_OUT
         else:
             param.role = Role.SCALAR
+        return
+    if param.pointer_depth == 2 and elem == "char" and param.is_const and not param.is_reference:
+        param.container = "strings"  # const char **names with a count: strings the function reads
+        param.role = Role.IN_ARRAY
         return
     if param.pointer_depth > 1 or param.is_reference:
         param.role = Role.UNSUPPORTED

@@ -41,6 +41,7 @@ class ReturnKind(IntEnum):
 
 ARRAY_ROLES = {Role.IN_ARRAY, Role.OUT_ARRAY, Role.INOUT_ARRAY, Role.STRING}
 PROBLEM_SIZE = "PF_N"  # the problem size, for sizes that no length parameter gives
+STRING_SLOT = 16  # the bytes each string of a list gets: up to 15 characters and the NUL
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _C_WORDS = {"sizeof", "int", "long", "unsigned", "size_t", "double", "float", "char"}
@@ -63,8 +64,8 @@ class ParamPlan:
 
     @property
     def width(self) -> int:
-        """Numbers per element: a record's field count, else 1."""
-        return max(1, len(self.fields))
+        """Numbers per element: a record's field count, a string's slot, else 1."""
+        return STRING_SLOT if self.container == "strings" else max(1, len(self.fields))
 
     @property
     def element(self) -> str:
@@ -73,6 +74,8 @@ class ParamPlan:
 
     def label(self, flat: int) -> str:
         """Where number ``flat`` of the buffer is, as the function sees it: ``[7]``, or ``[2].y`` in records."""
+        if self.container == "strings":
+            return f" (character {flat} of its strings, each followed by a NUL)"
         if not self.fields:
             return f"[{flat}]"
         where, k = divmod(flat, self.width)
@@ -348,7 +351,7 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
             pp = by_name.get(source.group(1)) if source else None
             if (pp is None or pp is target or pp.kind not in {Kind.IN, Kind.VEC_IN} or pp.range is not None
                     or pp.record or pp.param.name in notes.get("range", {}) or not cparse.is_integer_type(pp.ctype)
-                    or pp.param.role is Role.STRING or pp.container == "string"):
+                    or pp.param.role is Role.STRING or pp.container in {"string", "strings"}):
                 continue
             size = target.hypotheses[0]
             pp.range = ("0", f"perfalign_max(({size}) / {target.width} - 1, 0)" if target.width > 1

@@ -538,6 +538,64 @@ void squeeze_spaces(std::string &s) {
 """,
         "elements after the candidate",
     ),
+    Signature(
+        "char_pointer_list", "c", "total_vowels",
+        """/* The number of vowels in the n strings. */
+long total_vowels(const char **words, int n) {
+    long count = 0;
+    for (int i = 0; i < n; i++)
+        for (const char *p = words[i]; *p; p++)
+            for (const char *v = "aeiou"; *v; v++)
+                count += *p == *v;
+    return count;
+}
+""",
+        """long total_vowels(const char **words, int n) {
+    long count = 0;
+    for (int i = 0; i < n; i++)
+        for (const char *p = words[i]; *p; p++)
+            count += *p == 'a' || *p == 'e' || *p == 'i' || *p == 'o' || *p == 'u';
+    return count;
+}
+""",
+        """long total_vowels(const char **words, int n) {
+    long count = 0;
+    for (int i = 0; i < n; i++)
+        for (const char *p = words[i]; *p && p[1]; p++)
+            count += *p == 'a' || *p == 'e' || *p == 'i' || *p == 'o' || *p == 'u';
+    return count;
+}
+""",
+        "the candidate returns",
+    ),
+    Signature(
+        "vector_of_strings_in_out", "cpp", "capitalize",
+        """#include <string>
+#include <vector>
+// Upper-case the first letter of every word.
+void capitalize(std::vector<std::string> &words) {
+    for (std::size_t i = 0; i < words.size(); i++)
+        if (!words[i].empty() && words[i][0] >= 'a' && words[i][0] <= 'z')
+            words[i][0] = (char)(words[i][0] - 'a' + 'A');
+}
+""",
+        """void capitalize(std::vector<std::string> &words) {
+    for (std::string &w : words)
+        if (!w.empty() && w[0] >= 'a' && w[0] <= 'z')
+            w[0] -= 'a' - 'A';
+}
+""",
+        """void capitalize(std::vector<std::string> &words) {
+    for (std::string &w : words) {
+        if (!w.empty() && w[0] >= 'a' && w[0] <= 'z')
+            w[0] -= 'a' - 'A';
+        if (w.size() > 3)
+            w.resize(3);
+    }
+}
+""",
+        "'words'",
+    ),
 ]
 
 
