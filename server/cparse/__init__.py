@@ -10,7 +10,7 @@ what the verifier's harness reads a function with.
 """
 from ..errors import CParseError
 from ._annotations import parse_annotations
-from ._body import LoopRange, global_writes, index_expressions, local_definitions, loop_ranges
+from ._body import LoopRange, column_expressions, global_writes, index_expressions, local_definitions, loop_ranges
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
 from ._records import Record, record_layout
@@ -24,6 +24,7 @@ __all__ = [
     "Param",
     "Record",
     "Role",
+    "column_expressions",
     "container_of",
     "find_function",
     "first_error_line",

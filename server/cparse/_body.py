@@ -123,6 +123,22 @@ def index_expressions(info: FunctionInfo, name: str) -> list[str]:
     return out
 
 
+def column_expressions(info: FunctionInfo, name: str) -> list[str]:
+    """The second index of every ``name[i][j]`` in the function, as written."""
+    tree = parse(info.text, info.language)
+    out: list[str] = []
+    for node in walk(tree.root_node):
+        if node.type != "subscript_expression":
+            continue
+        arg, idxs = subscript_parts(node)
+        if arg is None or arg.type != "subscript_expression" or len(idxs) != 1:
+            continue
+        inner, _ = subscript_parts(arg)
+        if inner is not None and node_text(inner) == name:
+            out.append(node_text(idxs[0]))
+    return out
+
+
 def global_writes(info: FunctionInfo) -> list[str]:
     """Names outside the function (globals) that its body assigns to."""
     tree = parse(info.text, info.language)

@@ -76,6 +76,16 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
                 param.role = Role.UNSUPPORTED
                 param.reason = f"{param.name}: pointers to a vector are not supported; pass the vector by reference"
             return
+        if container == "vector" and inner_held is not None and inner_held[0] == "vector" and (
+            _is_plain(inner_held[1], template_params)
+        ):
+            # Rows of numbers: generated square, N rows of N.
+            param.element_type, param.container = inner_held[1], "nested"
+            param.role = Role.VECTOR_OUT if param.is_reference and not param.is_const else Role.VECTOR_IN
+            if param.pointer_depth:
+                param.role = Role.UNSUPPORTED
+                param.reason = f"{param.name}: pointers to a vector are not supported; pass the vector by reference"
+            return
         if inner_held is not None:
             param.role = Role.UNSUPPORTED
             param.reason = (f"{param.name}: {container}s of {inner} (nested containers) cannot be generated; "
@@ -113,6 +123,10 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
     if param.pointer_depth == 2 and elem == "char" and param.is_const and not param.is_reference:
         param.container = "strings"  # const char **names with a count: strings the function reads
         param.role = Role.IN_ARRAY
+        return
+    if param.pointer_depth == 2 and plain and not param.record and not param.is_reference and elem != "char":
+        param.container = "rows"  # T **a: rows of numbers, a[i][j], with their sizes as parameters
+        param.role = Role.IN_ARRAY if param.is_const else Role.INOUT_ARRAY
         return
     if param.pointer_depth > 1 or param.is_reference:
         param.role = Role.UNSUPPORTED

@@ -61,6 +61,7 @@ class ParamPlan:
     fields: list[str] = field(default_factory=list)  # a record's numbers, one name each ("x", "y"); ctype is their type
     container: str = ""  # "vector", "array" or "string" (from cparse), "" for pointers and values
     single: bool = False  # one record passed by value or reference (the function sees *buffer)
+    rows: str = ""  # rows of a T ** or a nested vector, as a C expression of the lengths ("": square, N rows of N)
 
     @property
     def width(self) -> int:
@@ -74,6 +75,8 @@ class ParamPlan:
 
     def label(self, flat: int) -> str:
         """Where number ``flat`` of the buffer is, as the function sees it: ``[7]``, or ``[2].y`` in records."""
+        if self.container in {"rows", "nested"}:
+            return f" (element {flat} of its rows, one after the other)"
         if self.container == "strings":
             return f" (character {flat} of its strings, each followed by a NUL)"
         if not self.fields:
@@ -223,6 +226,9 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             continue
         if plan.container == "array":
             plan.hypotheses = [f"({p.extent})"]  # std::array<T, N>: N elements, always
+            continue
+        if plan.container in {"rows", "nested"}:
+            plan.rows, plan.hypotheses = _row_hypotheses(info, plan, plans, lengths, loops)
             continue
         plan.hypotheses = _hypotheses(info, plan, plans, lengths, loops)
     _index_ranges(info, plans, notes)
@@ -477,6 +483,40 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
     if not lengths:
         out.append(PROBLEM_SIZE + extra)
     return list(dict.fromkeys(out))
+
+
+def _row_hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], lengths: list[ParamPlan],
+                    loops: dict[str, cparse.LoopRange]) -> tuple[str, list[str]]:
+    """Rows and element counts of ``T **a`` or ``std::vector<std::vector<T>>``: a[i][j] with i, j < n gives n by n."""
+    allowed = {q.param.name for q in lengths} | _context_constants(info)
+    local = cparse.local_definitions(info)
+    name = plan.param.name
+
+    def extent(indices: list[str]) -> str:
+        corners: list[str] = []
+        for index in indices:
+            found = _max_index(index, loops, allowed, local=local)
+            if found is None:
+                return ""
+            corners += found
+        return _size_of(corners) if corners and len(corners) <= 128 else ""
+
+    first = [i for i in cparse.index_expressions(info, name)]
+    rows, cols = extent(first), extent(cparse.column_expressions(info, name))
+    names = [q.param.name for q in sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))]
+    if plan.container == "rows" and not rows:
+        if not names:
+            raise HarnessError(f"cannot generate inputs for {name}: {plan.param.type!r} needs its number of rows "
+                               "as a parameter (or pass one flat array and its sizes: a[i*n + j])")
+        rows = names[0]
+    if not rows:
+        # A nested vector that carries its own sizes: square, N rows of N (or of a length).
+        return "", [f"{PROBLEM_SIZE} * {PROBLEM_SIZE}"] + [f"{q} * {q}" for q in names]
+    out = [f"({rows}) * ({cols})"] if cols else []
+    if plan.container == "nested":
+        out.append(f"({rows}) * {PROBLEM_SIZE}")
+    out += [f"({rows}) * {q}" for q in names] + [f"({rows}) * ({q} + 1)" for q in names]
+    return rows, list(dict.fromkeys(out))
 
 
 def _size_of(corners: list[str]) -> str:

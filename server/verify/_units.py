@@ -268,7 +268,28 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
         v = f"perfalign_{side}_a{pp.index}"
         t = pp.ctype
         e, w, buf = pp.element, pp.width, f"bufs[{pp.index}]"
-        if pp.container == "strings" and pp.kind == Kind.IN:
+        if pp.container in {"rows", "nested"}:
+            # Rows one after the other in the buffer: the row count from the lengths, or square.
+            rows = _rows_expr(plan, pp.index, pp.rows)
+            cnt = f"counts[{pp.index}]"
+            setup.append(f"{{ size_t r = {rows}, c; if (r > {cnt}) r = 0; c = r ? {cnt} / r : 0; {v}_r = r; {v}_c = c; }}")
+        if pp.container == "rows":
+            decls.append(f"static {e} **{v}; static size_t {v}_cap, {v}_r, {v}_c;")
+            setup.append(f"if ({v}_r > {v}_cap) {{ {v}_cap = {v}_r; {v} = ({e} **)realloc((void *){v}, {v}_cap * sizeof *{v}); }}")
+            setup.append(f"for (size_t k = 0; k < {v}_r; k++) {v}[k] = ({e} *){buf} + k * {v}_c;")
+            args.append(f"({pp.param.type}){v}")
+        elif pp.container == "nested":
+            decls.append(f"static std::vector<std::vector<{e} > > {v}; static std::vector<{e} > {v}_flat; "
+                         f"static size_t {v}_r, {v}_c;")
+            setup.append(f"{v}.assign({v}_r, std::vector<{e} >()); for (size_t k = 0; k < {v}_r; k++) "
+                         f"{v}[k].assign(({e} *){buf} + k * {v}_c, ({e} *){buf} + (k + 1) * {v}_c);")
+            args.append(v)
+            # Shown as the rows one after the other, then each row's size: a row resized shows.
+            views.append(f"case {pp.index}: {v}_flat.clear(); for (const std::vector<{e} > &row : {v}) "
+                         f"{v}_flat.insert({v}_flat.end(), row.begin(), row.end()); for (const std::vector<{e} > &row : {v}) "
+                         f"{v}_flat.push_back(({e})row.size()); *data = (void *){v}_flat.data(); "
+                         f"*count = {v}_flat.size(); return;")
+        elif pp.container == "strings" and pp.kind == Kind.IN:
             # const char **: a pointer to each string's slot.
             decls.append(f"static const char **{v}; static size_t {v}_cap;")
             setup.append(f"if (counts[{pp.index}] / {w} > {v}_cap) {{ {v}_cap = counts[{pp.index}] / {w}; "
@@ -339,8 +360,16 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
     else:
         call_stmt = f"{call};"
         ret_raw = "(void)out; return 0;"
+    helpers = []
+    if any(pp.container in {"rows", "nested"} for pp in plan.params):
+        helpers = [
+            f"static long long perfalign_max_{side}(long long a, long long b) {{ return a > b ? a : b; }}",
+            f"static size_t perfalign_isqrt_{side}(size_t n) {{ size_t r = 0; while ((r + 1) * (r + 1) <= n) r++; "
+            "return r; }",
+        ]
     return "\n".join([
         f"static int perfalign_isfloat_{side}(double half) {{ return half != 0; }}",
+        *helpers,
         *decls,
         ret_decl,
         f"{ext}void perfalign_setup_{side}(void **bufs, const size_t *counts, const long long *ints, const double *reals) {{",
@@ -356,6 +385,16 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
         "}",
         f"{ext}size_t perfalign_ret_raw_{side}(void *out) {{ {ret_raw} }}",
     ])
+
+
+def _rows_expr(plan: HarnessPlan, index: int, rows: str) -> str:
+    """The row count in the side glue: ``rows`` with each length read from the call's integers; or square."""
+    if not rows:
+        return f"perfalign_isqrt_{SIDE}(counts[{index}])"
+    out = rows.replace("perfalign_max(", f"perfalign_max_{SIDE}(")
+    for pp in plan.lengths:
+        out = re.sub(rf"\b{re.escape(pp.param.name)}\b", f"((long long)ints[{pp.index}])", out)
+    return f"(size_t)perfalign_max_{SIDE}(0, (long long)({out}))"
 
 
 def _length_locals(plan: HarnessPlan) -> str:

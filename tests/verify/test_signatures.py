@@ -596,6 +596,83 @@ void capitalize(std::vector<std::string> &words) {
 """,
         "'words'",
     ),
+    Signature(
+        "pointer_to_pointer_rows", "c", "row_max",
+        """/* out[i] = the largest of row i of an n-by-m matrix given as row pointers. */
+void row_max(const double **a, int n, int m, double *out) {
+    for (int i = 0; i < n; i++) {
+        double best = m > 0 ? a[i][0] : 0.0;
+        for (int j = 0; j < m; j++)
+            for (int k = 0; k < m; k++)
+                if (a[i][k] > best && k <= j)
+                    best = a[i][k];
+        out[i] = best;
+    }
+}
+""",
+        """void row_max(const double **a, int n, int m, double *out) {
+    for (int i = 0; i < n; i++) {
+        double best = m > 0 ? a[i][0] : 0.0;
+        for (int j = 0; j < m; j++)
+            if (a[i][j] > best)
+                best = a[i][j];
+        out[i] = best;
+    }
+}
+""",
+        """void row_max(const double **a, int n, int m, double *out) {
+    for (int i = 0; i < n; i++) {
+        double best = m > 0 ? a[i][0] : 0.0;
+        for (int j = 0; j + 1 < m; j++)
+            if (a[i][j] > best)
+                best = a[i][j];
+        out[i] = best;
+    }
+}
+""",
+        "'out'",
+    ),
+    Signature(
+        "nested_vector_in_out", "cpp", "smooth_rows",
+        """#include <vector>
+// Replace every inner element of each row by the mean of it and its two neighbours.
+void smooth_rows(std::vector<std::vector<double>> &rows) {
+    for (std::size_t i = 0; i < rows.size(); i++) {
+        std::vector<double> r = rows[i];
+        for (std::size_t j = 1; j + 1 < r.size(); j++)
+            rows[i][j] = (r[j - 1] + r[j] + r[j + 1]) / 3.0;
+    }
+}
+""",
+        """void smooth_rows(std::vector<std::vector<double>> &rows) {
+    for (std::vector<double> &row : rows) {
+        if (row.size() < 3)
+            continue;
+        double prev = row[0];
+        for (std::size_t j = 1; j + 1 < row.size(); j++) {
+            double cur = row[j];
+            row[j] = (prev + cur + row[j + 1]) / 3.0;
+            prev = cur;
+        }
+    }
+}
+""",
+        """void smooth_rows(std::vector<std::vector<double>> &rows) {
+    for (std::vector<double> &row : rows) {
+        if (row.size() < 3)
+            continue;
+        double prev = row[0];
+        for (std::size_t j = 1; j + 1 < row.size(); j++) {
+            double cur = row[j];
+            row[j] = (prev + cur + row[j + 1]) / 3.0;
+            prev = cur;
+        }
+        row.pop_back();
+    }
+}
+""",
+        "'rows' has",
+    ),
 ]
 
 
