@@ -520,9 +520,78 @@ def _row_hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan],
 
 
 def _size_of(corners: list[str]) -> str:
-    """The element count that holds every corner: the largest corner plus one."""
+    """The element count that holds every corner: the largest corner plus one (as plain a polynomial as may be)."""
     symbolic = [c for c in corners if _IDENT.search(c)]
-    return _max_expr(list(dict.fromkeys(_plus_one(c) for c in dict.fromkeys(symbolic or corners))))
+    sizes = list(dict.fromkeys(_plus_one(c) for c in dict.fromkeys(symbolic or corners)))
+    return _dominant(sizes) or _max_expr(sizes)
+
+
+Poly = dict[tuple[str, ...], int]  # monomial (sorted names) -> coefficient
+
+
+def _poly(node: ast.AST) -> Poly:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return {(): node.value}
+    if isinstance(node, ast.Name):
+        return {(node.id,): 1}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return {k: -v for k, v in _poly(node.operand).items()}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        x, y = _poly(node.left), _poly(node.right)
+        out: Poly = {}
+        if isinstance(node.op, ast.Mult):
+            for kx, vx in x.items():
+                for ky, vy in y.items():
+                    key = tuple(sorted(kx + ky))
+                    out[key] = out.get(key, 0) + vx * vy
+        else:
+            sign = 1 if isinstance(node.op, ast.Add) else -1
+            out = dict(x)
+            for k, v in y.items():
+                out[k] = out.get(k, 0) + sign * v
+        return {k: v for k, v in out.items() if v}
+    raise ValueError("not a polynomial")
+
+
+def _poly_at(poly: Poly, values: dict[str, int]) -> int:
+    total = 0
+    for names, coef in poly.items():
+        term = coef
+        for n in names:
+            term *= values[n]
+        total += term
+    return total
+
+
+def _poly_text(poly: Poly) -> str:
+    if not poly:
+        return "0"
+    parts = []
+    for names, coef in sorted(poly.items(), key=lambda kv: (-len(kv[0]), kv[0])):
+        factors = list(names) if abs(coef) == 1 and names else [str(abs(coef)), *names]
+        parts.append(("- " if coef < 0 else "+ ") + " * ".join(factors))
+    text = " ".join(parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def _dominant(sizes: list[str]) -> str | None:
+    """One of ``sizes`` at least as large as every other for all lengths of 1 or more (and the constants beside it)."""
+    try:
+        polys = [_poly(ast.parse(size, mode="eval").body) for size in sizes]
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    names = sorted({n for poly in polys for key in poly for n in key})
+    points = [dict.fromkeys(names, v) for v in (1, 2, 3, 7, 64)]
+    points += [{n: (k * 7 + i * 3) % 9 + 1 for i, n in enumerate(names)} for k in range(12)]
+    best = next((p for p in polys if all(_poly_at(p, pt) >= _poly_at(q, pt) for q in polys for pt in points)), None)
+    if best is None:
+        return None
+    # With a length of 0 a loop does not run, but an index outside every loop (a[0]) still needs its element.
+    constants = [poly.get((), 0) for poly in polys if all(key == () for key in poly)]
+    text = _poly_text(best)
+    if constants and max(constants) > 0 and best != {(): max(constants)}:
+        return f"perfalign_max({text}, {max(constants)})"
+    return text
 
 
 def _value_at(expr: str, lengths: set[str]) -> int | None:
