@@ -75,6 +75,39 @@ def split_includes(text: str) -> tuple[list[str], str]:
     return includes, "\n".join(rest)
 
 
+_Q = "['\u2018\u2019`]"  # the compiler quotes with ' or with typographic quotes, by locale
+_NAMED_HEADER = re.compile(rf"did you forget to {_Q}#include <([\w./]+)>{_Q}|include {_Q}<([\w./]+)>{_Q} or provide a "
+                           "declaration")
+_NOT_IN_STD = re.compile(rf"{_Q}(?:std::)?(\w+){_Q} is not a member of {_Q}std{_Q}")
+_STD_HEADERS = {
+    "algorithm": "all_of any_of none_of for_each count count_if find find_if mismatch equal copy copy_if copy_n "
+                 "fill fill_n transform generate remove remove_if replace replace_if reverse rotate unique sort "
+                 "stable_sort partial_sort nth_element lower_bound upper_bound binary_search merge min max minmax "
+                 "min_element max_element minmax_element clamp swap_ranges is_sorted next_permutation",
+    "numeric": "accumulate inner_product partial_sum adjacent_difference iota reduce transform_reduce "
+               "inclusive_scan exclusive_scan gcd lcm",
+    "cmath": "abs fabs sqrt cbrt exp exp2 log log2 log10 pow sin cos tan asin acos atan atan2 sinh cosh tanh floor "
+             "ceil round trunc fmod hypot fma fmin fmax isnan isinf isfinite signbit copysign",
+    "limits": "numeric_limits",
+    "utility": "pair make_pair move",
+    "tuple": "tuple make_tuple get tie",
+    "complex": "complex conj norm arg polar",
+    "functional": "function plus minus multiplies greater less",
+    "cstring": "memcpy memset memmove memcmp strlen strcmp",
+    "cstdlib": "malloc calloc free qsort",
+    "array": "array",
+    "string": "string to_string",
+}
+_STD_HEADER_OF = {name: header for header, names in _STD_HEADERS.items() for name in names.split()}
+
+
+def missing_std_headers(compiler_output: str) -> list[str]:
+    """Standard headers a unit failed for want of: those the compiler names, and the homes of ``std::`` names."""
+    named = [m.group(1) or m.group(2) for m in _NAMED_HEADER.finditer(compiler_output)]
+    named += [_STD_HEADER_OF[m.group(1)] for m in _NOT_IN_STD.finditer(compiler_output) if m.group(1) in _STD_HEADER_OF]
+    return list(dict.fromkeys(h for h in named if re.fullmatch(r"[a-z_]+(\.h)?", h)))
+
+
 def exported_names(text: str, language: str) -> list[str]:
     """Names of non-static functions and globals defined at file or namespace scope in ``text``."""
     tree = cparse.parse(text, language)

@@ -696,3 +696,50 @@ def test_a_wrong_rewrite_is_incorrect(prepared: tuple[Signature, FunctionVerifie
     verdict = verifier.verify(sig.wrong)
     assert verdict.status is Status.INCORRECT, f"{sig.name}: {verdict.status.value}: {verdict.detail}"
     assert sig.words in verdict.detail
+
+
+def test_a_standard_header_the_file_leaves_to_its_project_is_added_and_said() -> None:
+    # Built in its project, this file gets <algorithm> and <cmath> from elsewhere (a precompiled header).
+    original = """#include <vector>
+void magnitudes(std::vector<double> &v) {
+    std::transform(v.begin(), v.end(), v.begin(), [](double x) { return std::fabs(x); });
+}
+"""
+    honest = """void magnitudes(std::vector<double> &v) {
+    for (double &x : v)
+        x = std::fabs(x);
+}
+"""
+    wrong = """void magnitudes(std::vector<double> &v) {
+    for (double &x : v)
+        x = x < 0 ? -x : x;
+    if (!v.empty())
+        v.back() = 0;
+}
+"""
+    with FunctionVerifier(original, "cpp", "magnitudes", settings=QUICK) as verifier:
+        assert verifier.prepare() is None
+        verdict = verifier.verify(honest)
+        assert verdict.status in TIMED, verdict.detail
+        assert "perfalign added #include <algorithm>, #include <cmath> for the harness" in verdict.detail
+        assert verifier.verify(wrong).status is Status.INCORRECT
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("#include <vector>\ndouble f(const std::vector<std::vector<std::vector<double>>> &m) { return m[0][0][0]; }",
+         "nested containers"),
+        ("struct P { double x; int id; };\ndouble f(const P *p, int n) { return n ? p[0].x : 0; }",
+         "the fields of P are of different types (double, int)"),
+        ("#include \"shapes.h\"\ndouble f(const Shape *s, int n) { return n ? s[0].area : 0; }",
+         "does not see the definition of 'Shape'"),
+        ("struct B { double x; };\nstruct D : B { double y; };\ndouble f(const D *d, int n) { return n ? d[0].y : 0; }",
+         "D derives from another class"),
+    ],
+)
+def test_what_cannot_be_generated_says_why(source: str, words: str) -> None:
+    with FunctionVerifier(source, "cpp", "f", settings=QUICK) as verifier:
+        failure = verifier.prepare()
+    assert failure is not None and failure.status is Status.UNSUPPORTED
+    assert words in failure.detail
