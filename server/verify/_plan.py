@@ -581,9 +581,14 @@ def _dominant(sizes: list[str]) -> str | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     names = sorted({n for poly in polys for key in poly for n in key})
-    points = [dict.fromkeys(names, v) for v in (1, 2, 3, 7, 64)]
-    points += [{n: (k * 7 + i * 3) % 9 + 1 for i, n in enumerate(names)} for k in range(12)]
-    best = next((p for p in polys if all(_poly_at(p, pt) >= _poly_at(q, pt) for q in polys for pt in points)), None)
+    best = None
+    for low in (1, 4):  # lengths from 1 up; else from 4 up (loops such as i = 1; i < n - 1 run from n = 3)
+        points = [dict.fromkeys(names, v) for v in (low, low + 1, low + 2, 7, 64)]
+        points += [{n: (k * 7 + i * 3) % 9 + low for i, n in enumerate(names)} for k in range(12)]
+        best = next((p for p in polys if all(_poly_at(p, pt) >= _poly_at(q, pt) for q in polys for pt in points)),
+                    None)
+        if best is not None:
+            break
     if best is None:
         return None
     # With a length of 0 a loop does not run, but an index outside every loop (a[0]) still needs its element.
