@@ -151,8 +151,9 @@ def unit_source(plan: HarnessPlan, code: str, *, context: str, namespaces: list[
     ctx_rest = _drop_redefined(ctx_rest, lang, top_level_names(code_rest, lang))
     renamed = list(dict.fromkeys([info.name] + exported_names(ctx_rest, lang) + exported_names(code_rest, lang)))
     defines = "\n".join(f"#define {n} perfalign_{SIDE}_{n}" for n in renamed)
-    includes = list(dict.fromkeys(["#include <stddef.h>", "#include <string.h>", "#include <stdlib.h>",
-                                   *ctx_includes, *code_includes]))
+    needs_realloc = any(pp.container in {"strings", "rows"} for pp in plan.params)
+    includes = list(dict.fromkeys(["#include <stddef.h>", "#include <string.h>",
+                                   *(["#include <stdlib.h>"] if needs_realloc else []), *ctx_includes, *code_includes]))
     if lang == "cpp":
         includes.append("#include <vector>")
     if any(pp.container in {"string", "strings"} for pp in plan.params) and lang == "cpp":
