@@ -101,7 +101,8 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
         param.record = not _is_plain(inner, template_params)
         if param.pointer_depth:
             param.role = Role.UNSUPPORTED
-            param.reason = f"{param.name}: pointers to a {container} are not supported; pass the {container} by reference"
+            param.reason = (f"{param.name}: pointers to a {container} are not supported; "
+                            f"pass the {container} by reference")
         elif param.is_reference and not param.is_const:
             param.role = Role.VECTOR_OUT
         else:

@@ -102,7 +102,8 @@ def record_layout(type_text: str, context: str, language: str, numbers: set[str]
             while decl is not None and decl.type == "array_declarator":
                 size = decl.child_by_field_name("size")
                 if size is None or not node_text(size).isdigit():
-                    return Record(type_text, reason=f"the array field {node_text(decl)!r} of {type_text} has no fixed size")
+                    return Record(type_text,
+                                  reason=f"the array field {node_text(decl)!r} of {type_text} has no fixed size")
                 counts.insert(0, int(node_text(size)))
                 decl = decl.child_by_field_name("declarator")
             if decl is None or decl.type != "field_identifier":

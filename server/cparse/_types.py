@@ -33,7 +33,9 @@ def strip_qualifiers(text: str) -> str:
 VECTOR_TYPE = re.compile(r"^(?:std\s*::\s*)?vector\s*<\s*(.+?)\s*>$")
 ARRAY_TYPE = re.compile(r"^(?:std\s*::\s*)?array\s*<\s*(.+)\s*,\s*([^,<>]+?)\s*>$")
 STRING_TYPE = re.compile(r"^(?:std\s*::\s*)?(?:string|basic_string\s*<\s*char\s*>)$")
-RECORD_NAME = re.compile(r"^(?:(?:struct|class)\s+)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*$|^(?:std\s*::\s*)?(?:pair|tuple|complex)\s*<.*>$")
+RECORD_NAME = re.compile(
+    r"^(?:(?:struct|class)\s+)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*$|^(?:std\s*::\s*)?(?:pair|tuple|complex)\s*<.*>$"
+)
 
 
 def container_of(type_text: str) -> tuple[str, str, str] | None:

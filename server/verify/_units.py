@@ -306,10 +306,12 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
             # Rows one after the other in the buffer: the row count from the lengths, or square.
             rows = _rows_expr(plan, pp.index, pp.rows)
             cnt = f"counts[{pp.index}]"
-            setup.append(f"{{ size_t r = {rows}, c; if (r > {cnt}) r = 0; c = r ? {cnt} / r : 0; {v}_r = r; {v}_c = c; }}")
+            setup.append(f"{{ size_t r = {rows}, c; if (r > {cnt}) r = 0; c = r ? {cnt} / r : 0; "
+                         f"{v}_r = r; {v}_c = c; }}")
         if pp.container == "rows":
             decls.append(f"static {e} **{v}; static size_t {v}_cap, {v}_r, {v}_c;")
-            setup.append(f"if ({v}_r > {v}_cap) {{ {v}_cap = {v}_r; {v} = ({e} **)realloc((void *){v}, {v}_cap * sizeof *{v}); }}")
+            setup.append(f"if ({v}_r > {v}_cap) {{ {v}_cap = {v}_r; "
+                         f"{v} = ({e} **)realloc((void *){v}, {v}_cap * sizeof *{v}); }}")
             setup.append(f"for (size_t k = 0; k < {v}_r; k++) {v}[k] = ({e} *){buf} + k * {v}_c;")
             args.append(f"({pp.param.type}){v}")
         elif pp.container == "nested":
@@ -320,7 +322,8 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
             args.append(v)
             # Shown as the rows one after the other, then each row's size: a row resized shows.
             views.append(f"case {pp.index}: {v}_flat.clear(); for (const std::vector<{e} > &row : {v}) "
-                         f"{v}_flat.insert({v}_flat.end(), row.begin(), row.end()); for (const std::vector<{e} > &row : {v}) "
+                         f"{v}_flat.insert({v}_flat.end(), row.begin(), row.end()); "
+                         f"for (const std::vector<{e} > &row : {v}) "
                          f"{v}_flat.push_back(({e})row.size()); *data = (void *){v}_flat.data(); "
                          f"*count = {v}_flat.size(); return;")
         elif pp.container == "strings" and pp.kind == Kind.IN:
@@ -328,7 +331,8 @@ def _side_glue(plan: HarnessPlan, side: str) -> str:
             decls.append(f"static const char **{v}; static size_t {v}_cap;")
             setup.append(f"if (counts[{pp.index}] / {w} > {v}_cap) {{ {v}_cap = counts[{pp.index}] / {w}; "
                          f"{v} = (const char **)realloc((void *){v}, {v}_cap * sizeof *{v}); }}")
-            setup.append(f"for (size_t k = 0; k < counts[{pp.index}] / {w}; k++) {v}[k] = (const char *){buf} + k * {w};")
+            setup.append(f"for (size_t k = 0; k < counts[{pp.index}] / {w}; k++) "
+                         f"{v}[k] = (const char *){buf} + k * {w};")
             args.append(f"({pp.param.type}){v}")
         elif pp.kind in {Kind.IN, Kind.OUT}:
             # Records are runs of numbers in the buffer: a struct Point {double x, y;} is two doubles.

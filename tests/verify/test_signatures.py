@@ -383,14 +383,16 @@ void centroid(const Point *p, int n, Point &c) {
         """#include <complex>
 #include <vector>
 // The Hermitian dot product: the sum of conj(a[i]) * b[i].
-std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std::vector<std::complex<double>> &b) {
+std::complex<double> cdot(const std::vector<std::complex<double>> &a,
+                          const std::vector<std::complex<double>> &b) {
     std::complex<double> s = 0.0;
     for (std::size_t i = 0; i < a.size() && i < b.size(); i++)
         s += std::conj(a[i]) * b[i];
     return s;
 }
 """,
-        """std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std::vector<std::complex<double>> &b) {
+        """std::complex<double> cdot(const std::vector<std::complex<double>> &a,
+                          const std::vector<std::complex<double>> &b) {
     double re = 0.0, im = 0.0;
     std::size_t n = a.size() < b.size() ? a.size() : b.size();
     for (std::size_t i = 0; i < n; i++) {
@@ -400,7 +402,8 @@ std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std:
     return {re, im};
 }
 """,
-        """std::complex<double> cdot(const std::vector<std::complex<double>> &a, const std::vector<std::complex<double>> &b) {
+        """std::complex<double> cdot(const std::vector<std::complex<double>> &a,
+                          const std::vector<std::complex<double>> &b) {
     std::complex<double> s = 0.0;
     for (std::size_t i = 0; i < a.size() && i < b.size(); i++)
         s += a[i] * b[i];
