@@ -482,6 +482,8 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
             out.append(f"{a.param.name} * {b.param.name}" + extra)
     if not lengths:
         out.append(PROBLEM_SIZE + extra)
+        if plan.ctype == "char" and not string and any(q.param.role is Role.STRING for q in plans):
+            out.append(PROBLEM_SIZE + " + 1")  # a string written out: as long as the one read, with its NUL
     return list(dict.fromkeys(out))
 
 

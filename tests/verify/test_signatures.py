@@ -676,6 +676,33 @@ void smooth_rows(std::vector<std::vector<double>> &rows) {
 """,
         "'rows' has",
     ),
+    Signature(
+        "string_written_out", "c", "to_upper",
+        """/* out = s with its lower-case letters in upper case. */
+void to_upper(const char *s, char *out) {
+    int i = 0;
+    for (; s[i]; i++)
+        out[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 32) : s[i];
+    out[i] = 0;
+}
+""",
+        """void to_upper(const char *s, char *out) {
+    while (*s) {
+        char c = *s++;
+        *out++ = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+    }
+    *out = 0;
+}
+""",
+        """void to_upper(const char *s, char *out) {
+    while (*s) {
+        char c = *s++;
+        *out++ = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+    }
+}
+""",
+        "'out'",
+    ),
 ]
 
 
