@@ -353,8 +353,8 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
         if target.kind == Kind.VALUE or not target.hypotheses:
             continue
         for index in cparse.index_expressions(info, target.param.name):
-            source = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
-            pp = by_name.get(source.group(1)) if source else None
+            source = _whole_subscript(index)
+            pp = by_name.get(source) if source else None
             if (pp is None or pp is target or pp.kind not in {Kind.IN, Kind.VEC_IN} or pp.range is not None
                     or pp.record or pp.param.name in notes.get("range", {}) or not cparse.is_integer_type(pp.ctype)
                     or pp.param.role is Role.STRING or pp.container in {"string", "strings"}):
@@ -362,6 +362,21 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
             size = target.hypotheses[0]
             pp.range = ("0", f"perfalign_max(({size}) / {target.width} - 1, 0)" if target.width > 1
                         else f"perfalign_max(({size}) - 1, 0)")
+
+
+def _whole_subscript(index: str) -> str | None:
+    """``b`` when the index is exactly one element ``b[...]`` (not ``b[i] - 1`` or ``b[i] + c[j]``)."""
+    match = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+    if not match:
+        return None
+    depth = 0
+    rest = index[match.end() - 1:].rstrip()
+    for at, ch in enumerate(rest):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            return match.group(1) if at == len(rest) - 1 else None
+    return None
 
 
 _CONSTANT = re.compile(
