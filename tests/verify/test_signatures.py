@@ -703,6 +703,48 @@ void to_upper(const char *s, char *out) {
 """,
         "'out'",
     ),
+    Signature(
+        "struct_by_value", "c", "farthest",
+        """#include <math.h>
+struct Point {
+    double x, y;
+};
+
+/* The largest distance from a to one of the points. */
+double farthest(struct Point a, const struct Point *pts, int n) {
+    double best = 0.0;
+    for (int i = 0; i < n; i++) {
+        double d = sqrt((pts[i].x - a.x) * (pts[i].x - a.x) + (pts[i].y - a.y) * (pts[i].y - a.y));
+        if (d > best)
+            best = d;
+    }
+    return best;
+}
+""",
+        """double farthest(struct Point a, const struct Point *pts, int n) {
+    double best = 0.0;
+    for (int i = 0; i < n; i++) {
+        double dx = pts[i].x - a.x, dy = pts[i].y - a.y;
+        double d = dx * dx + dy * dy;
+        if (d > best)
+            best = d;
+    }
+    return sqrt(best);
+}
+""",
+        """double farthest(struct Point a, const struct Point *pts, int n) {
+    double best = 0.0;
+    for (int i = 0; i < n; i++) {
+        double dx = pts[i].x - a.x, dy = pts[i].y - a.x;
+        double d = dx * dx + dy * dy;
+        if (d > best)
+            best = d;
+    }
+    return sqrt(best);
+}
+""",
+        "the candidate returns",
+    ),
 ]
 
 
