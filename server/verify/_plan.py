@@ -317,7 +317,7 @@ def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cpar
         if p.record:
             raise HarnessError(
                 f"cannot generate inputs for {p.name}: perfalign does not see the definition of {ctype!r} "
-                "(define it in the function's file or include the header that does)"
+                "(it generates structs and classes of numbers defined in the function's own file)"
             )
         return None
     if layout.reason:
