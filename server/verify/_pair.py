@@ -182,6 +182,10 @@ class Pair:
                     return f"the candidate modified the input '{names[i]}' ({where})"
                 continue
             if x.shape != y.shape:
+                held = {"nested": "rows", "strings": "strings"}.get(self.plan.params[i].container)
+                if held:  # shown as its rows (or strings) one after the other: the sizes differ
+                    return (f"'{names[i]}' holds {held} of other sizes, or more or fewer of them, after the candidate "
+                            f"({where})")
                 return f"'{names[i]}' has {y.size} elements after the candidate, {x.size} after the original ({where})"
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:

@@ -597,7 +597,7 @@ void capitalize(std::vector<std::string> &words) {
     }
 }
 """,
-        "'words'",
+        "'words' holds strings of other sizes",
     ),
     Signature(
         "pointer_to_pointer_rows", "c", "row_max",
@@ -674,7 +674,7 @@ void smooth_rows(std::vector<std::vector<double>> &rows) {
     }
 }
 """,
-        "'rows' has",
+        "'rows' holds rows of other sizes",
     ),
     Signature(
         "string_written_out", "c", "to_upper",
