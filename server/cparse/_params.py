@@ -55,6 +55,10 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
         param = Param(name=name, type=type_text, is_const=is_const, element_type=elem, pointer_depth=depth, is_reference=ref,
                       is_restrict=restrict)
         _classify(param, language, template_params, inner_const)
+        if arrays > 1 and param.role is not Role.UNSUPPORTED:
+            param.role = Role.UNSUPPORTED  # T a[][N] is no T **: one flat array serves
+            param.reason = (f"{name}: {param.type!r} (an array of arrays) cannot be generated; "
+                            "pass a flat array with its sizes (a[i*n + j])")
         params.append(param)
     if len(params) == 1 and params[0].type == "void" and params[0].pointer_depth == 0:
         return []

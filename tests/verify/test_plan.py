@@ -73,6 +73,7 @@ def test_perfalign_toml_tables_merge_with_annotations() -> None:
     "source, words",
     [
         ("double f(double ***cube, int n) { return cube[0][0][0]; }", "pointer to pointer"),
+        ("double f(double a[][8], int n) { return n ? a[0][0] : 0; }", "an array of arrays"),
         ("struct s; double f(struct s *p) { return 0; }", "does not see the definition of 'struct s'"),
         ("struct s { double a; int id; };\ndouble f(const struct s *p, int n) { return p[n].a; }",
          r"fields of struct s are of different types \(double, int\)"),
