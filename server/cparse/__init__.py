@@ -10,18 +10,22 @@ what the verifier's harness reads a function with.
 """
 from ..errors import CParseError
 from ._annotations import parse_annotations
-from ._body import LoopRange, global_writes, index_expressions, loop_ranges
+from ._body import LoopRange, column_expressions, global_writes, index_expressions, local_definitions, loop_ranges
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
+from ._records import Record, record_layout
 from ._tree import first_error_line, language_for, node_text, parse, walk
-from ._types import is_float_type, is_integer_type, vector_element
+from ._types import container_of, is_float_type, is_integer_type, vector_element
 
 __all__ = [
     "CParseError",
     "FunctionInfo",
     "LoopRange",
     "Param",
+    "Record",
     "Role",
+    "column_expressions",
+    "container_of",
     "find_function",
     "first_error_line",
     "global_writes",
@@ -30,10 +34,12 @@ __all__ = [
     "is_integer_type",
     "language_for",
     "list_functions",
+    "local_definitions",
     "loop_ranges",
     "node_text",
     "parse",
     "parse_annotations",
+    "record_layout",
     "vector_element",
     "walk",
 ]

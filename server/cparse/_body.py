@@ -91,6 +91,24 @@ def _loop_bound(cond: Any, var: str) -> tuple[str, str] | None:
 
 
 
+def local_definitions(info: FunctionInfo) -> dict[str, str]:
+    """Locals declared once with a value and never assigned again (``int c = (i*n + j)*n + k;``): name -> value."""
+    tree = parse(info.text, info.language)
+    values: dict[str, list[str]] = {}
+    assigned: set[str] = set()
+    for node in walk(tree.root_node):
+        if node.type == "init_declarator":
+            name = node.child_by_field_name("declarator")
+            value = node.child_by_field_name("value")
+            if name is not None and name.type == "identifier" and value is not None and value.type != "argument_list":
+                values.setdefault(node_text(name), []).append(node_text(value))
+        elif node.type in {"assignment_expression", "update_expression"}:
+            target = node.child_by_field_name("left") or node.child_by_field_name("argument")
+            if target is not None and target.type == "identifier":
+                assigned.add(node_text(target))
+    return {k: v[0] for k, v in values.items() if len(v) == 1 and k not in assigned}
+
+
 def index_expressions(info: FunctionInfo, name: str) -> list[str]:
     """The index of every one-index subscript ``name[i]`` in the function, as written."""
     tree = parse(info.text, info.language)
@@ -105,6 +123,22 @@ def index_expressions(info: FunctionInfo, name: str) -> list[str]:
     return out
 
 
+def column_expressions(info: FunctionInfo, name: str) -> list[str]:
+    """The second index of every ``name[i][j]`` in the function, as written."""
+    tree = parse(info.text, info.language)
+    out: list[str] = []
+    for node in walk(tree.root_node):
+        if node.type != "subscript_expression":
+            continue
+        arg, idxs = subscript_parts(node)
+        if arg is None or arg.type != "subscript_expression" or len(idxs) != 1:
+            continue
+        inner, _ = subscript_parts(arg)
+        if inner is not None and node_text(inner) == name:
+            out.append(node_text(idxs[0]))
+    return out
+
+
 def global_writes(info: FunctionInfo) -> list[str]:
     """Names outside the function (globals) that its body assigns to."""
     tree = parse(info.text, info.language)
@@ -115,9 +149,13 @@ def global_writes(info: FunctionInfo) -> list[str]:
             for d in walk(node):
                 if d.type == "identifier" and d.parent is not None and d.parent.type in {
                     "init_declarator", "declaration", "pointer_declarator", "array_declarator", "reference_declarator",
-                    "parameter_declaration", "for_range_loop",
+                    "parameter_declaration", "for_range_loop", "function_declarator",
                 }:
-                    if d.parent.type != "init_declarator" or d.parent.child_by_field_name("declarator") == d:
+                    # A local built by a constructor call (std::vector<bool> visited(n, false); T x(y);) reads
+                    # to tree-sitter as the declaration of a function: its name is a local all the same.
+                    if d.parent.type not in {"init_declarator", "function_declarator"} or (
+                        d.parent.child_by_field_name("declarator") == d
+                    ):
                         local.add(node_text(d))
         elif node.type in {"assignment_expression", "update_expression"}:
             target = node.child_by_field_name("left") or node.child_by_field_name("argument")

@@ -32,6 +32,10 @@ class Param:
     is_reference: bool = False
     is_restrict: bool = False  # a pointer declared ``restrict``: never given the same buffer as another parameter
     reason: str = ""  # why the role is UNSUPPORTED
+    container: str = ""  # "vector", "array" (std::array<T, N>), "string" (std::string), "strings"
+    # (std::vector<std::string>, const char **), "nested" (std::vector<std::vector<T>>), "rows" (T **); "" for others
+    extent: str = ""  # N of std::array<T, N>, as written
+    record: bool = False  # the element is no number: a struct, std::pair, std::tuple or std::complex (see records)
 
 
 @dataclass

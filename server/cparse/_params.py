@@ -6,7 +6,9 @@ from typing import Any
 
 from ._info import Param, Role
 from ._tree import function_declarator, node_text, walk
-from ._types import FLOAT_WORDS, INTEGER_WORDS, RESTRICT, VECTOR_TYPE, is_integer_type, normalize_type, strip_qualifiers
+from ._types import (
+    FLOAT_WORDS, INTEGER_WORDS, RECORD_NAME, RESTRICT, container_of, is_integer_type, normalize_type, strip_qualifiers,
+)
 
 
 def read_params(node: Any, language: str, template_params: list[str]) -> list[Param]:
@@ -56,6 +58,10 @@ def read_params(node: Any, language: str, template_params: list[str]) -> list[Pa
         param = Param(name=name, type=type_text, is_const=is_const, element_type=elem, pointer_depth=depth, is_reference=ref,
                       is_restrict=restrict)
         _classify(param, language, template_params, inner_const)
+        if arrays > 1 and param.role is not Role.UNSUPPORTED:
+            param.role = Role.UNSUPPORTED  # T a[][N] is no T **: one flat array serves
+            param.reason = (f"{name}: {param.type!r} (an array of arrays) cannot be generated; "
+                            "pass a flat array with its sizes (a[i*n + j])")
         params.append(param)
     if len(params) == 1 and params[0].type == "void" and params[0].pointer_depth == 0:
         return []
@@ -86,30 +92,70 @@ def _kr_reason(node: Any) -> str:
 
 def _classify(param: Param, language: str, template_params: list[str], inner_const: bool) -> None:
     elem = param.element_type
-    vec = VECTOR_TYPE.match(elem)
-    if vec:
-        inner = strip_qualifiers(vec.group(1))
-        if VECTOR_TYPE.match(inner) or not _is_plain(inner, template_params):
+    held = container_of(elem)
+    if held is not None:
+        container, inner, extent = held
+        inner_held = container_of(inner)
+        if container == "vector" and inner_held is not None and inner_held[0] == "string":
+            # Strings, one after the other: the plan gives each a slot of its own.
+            param.element_type, param.container = "char", "strings"
+            param.role = Role.VECTOR_OUT if param.is_reference and not param.is_const else Role.VECTOR_IN
+            if param.pointer_depth:
+                param.role = Role.UNSUPPORTED
+                param.reason = f"{param.name}: pointers to a vector are not supported; pass the vector by reference"
+            return
+        if container == "vector" and inner_held is not None and inner_held[0] == "vector" and (
+            _is_plain(inner_held[1], template_params)
+        ):
+            # Rows of numbers: generated square, N rows of N.
+            param.element_type, param.container = inner_held[1], "nested"
+            param.role = Role.VECTOR_OUT if param.is_reference and not param.is_const else Role.VECTOR_IN
+            if param.pointer_depth:
+                param.role = Role.UNSUPPORTED
+                param.reason = f"{param.name}: pointers to a vector are not supported; pass the vector by reference"
+            return
+        if inner_held is not None:
             param.role = Role.UNSUPPORTED
-            param.reason = f"{param.name}: vectors of {inner} cannot be generated; use vectors of numbers"
+            param.reason = (f"{param.name}: {container}s of {inner} (nested containers) cannot be generated; "
+                            "pass one flat vector and its sizes (a[i*n + j])")
+            return
+        if not _is_plain(inner, template_params) and not RECORD_NAME.match(inner):
+            param.role = Role.UNSUPPORTED
+            param.reason = f"{param.name}: {container}s of {inner} cannot be generated; use {container}s of numbers"
             return
         param.element_type = inner
+        param.container = container
+        param.extent = extent
+        param.record = not _is_plain(inner, template_params)
         if param.pointer_depth:
             param.role = Role.UNSUPPORTED
-            param.reason = f"{param.name}: pointers to vectors are not supported; pass the vector by reference"
+            param.reason = (f"{param.name}: pointers to a {container} are not supported; "
+                            f"pass the {container} by reference")
         elif param.is_reference and not param.is_const:
             param.role = Role.VECTOR_OUT
         else:
             param.role = Role.VECTOR_IN
         return
+    plain = _is_plain(elem, template_params)
+    if not plain and RECORD_NAME.match(elem) and elem not in {"void", "FILE"} and param.pointer_depth <= 1:
+        param.record = True  # a struct or std::pair/tuple/complex: the plan reads its fields
+        plain = True
     if param.pointer_depth == 0:
-        if not _is_plain(elem, template_params):
+        if not plain:
             param.role = Role.UNSUPPORTED
             param.reason = f"{param.name}: parameters of type {param.type!r} cannot be generated"
         elif param.is_reference and not param.is_const:
             param.role = Role.REF_OUT
         else:
             param.role = Role.SCALAR
+        return
+    if param.pointer_depth == 2 and elem == "char" and param.is_const and not param.is_reference:
+        param.container = "strings"  # const char **names with a count: strings the function reads
+        param.role = Role.IN_ARRAY
+        return
+    if param.pointer_depth == 2 and plain and not param.record and not param.is_reference and elem != "char":
+        param.container = "rows"  # T **a: rows of numbers, a[i][j], with their sizes as parameters
+        param.role = Role.IN_ARRAY if param.is_const else Role.INOUT_ARRAY
         return
     if param.pointer_depth > 1 or param.is_reference:
         param.role = Role.UNSUPPORTED
@@ -118,7 +164,7 @@ def _classify(param: Param, language: str, template_params: list[str], inner_con
             "pass a flat array with its sizes (a[i*n + j])"
         )
         return
-    if not _is_plain(elem, template_params):
+    if not plain:
         param.role = Role.UNSUPPORTED
         param.reason = f"{param.name}: arrays of {elem!r} cannot be generated; arrays of numbers and strings can"
         return
@@ -217,12 +263,13 @@ def assign_roles(params: list[Param], body: Any) -> None:
                     read.add(base)
                 deref_only.setdefault(base, True)
         elif node.type == "for_statement":
-            for part in ("condition", "initializer", "update"):
+            # The bound is in the condition; a loop that runs backwards starts from it (i = n - 1; i >= 0; i--).
+            parts = ["condition", "initializer"] if _runs_backwards(node) else ["condition"]
+            for part in parts:
                 n0 = node.child_by_field_name(part)
-                if n0 is not None and part == "condition":
-                    for n in walk(n0):
-                        if n.type == "identifier" and node_text(n) in names:
-                            index_use.add(node_text(n))
+                for n in walk(n0) if n0 is not None else []:
+                    if n.type == "identifier" and node_text(n) in names:
+                        index_use.add(node_text(n))
         elif node.type in {"while_statement", "do_statement"}:
             cond = node.child_by_field_name("condition")
             for n in walk(cond) if cond is not None else []:
@@ -243,3 +290,10 @@ def assign_roles(params: list[Param], body: Any) -> None:
                 p.size_expr = "1"
         elif p.role is Role.SCALAR and is_integer_type(p.type) and p.name in index_use:
             p.role = Role.LENGTH
+
+
+def _runs_backwards(loop: Any) -> bool:
+    """A ``for`` loop whose update decrements its variable (``i--``, ``--i``, ``i -= k``)."""
+    update = loop.child_by_field_name("update")
+    text = node_text(update).replace(" ", "") if update is not None else ""
+    return text.endswith("--") or text.startswith("--") or "-=" in text

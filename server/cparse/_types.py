@@ -31,6 +31,25 @@ def strip_qualifiers(text: str) -> str:
 
 
 VECTOR_TYPE = re.compile(r"^(?:std\s*::\s*)?vector\s*<\s*(.+?)\s*>$")
+ARRAY_TYPE = re.compile(r"^(?:std\s*::\s*)?array\s*<\s*(.+)\s*,\s*([^,<>]+?)\s*>$")
+STRING_TYPE = re.compile(r"^(?:std\s*::\s*)?(?:string|basic_string\s*<\s*char\s*>)$")
+RECORD_NAME = re.compile(
+    r"^(?:(?:struct|class)\s+)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*$|^(?:std\s*::\s*)?(?:pair|tuple|complex)\s*<.*>$"
+)
+
+
+def container_of(type_text: str) -> tuple[str, str, str] | None:
+    """``("vector", T, "")``, ``("array", T, N)`` or ``("string", "char", "")`` for those types, else None."""
+    text = strip_qualifiers(type_text)
+    if STRING_TYPE.match(text):
+        return "string", "char", ""
+    match = VECTOR_TYPE.match(text)
+    if match:
+        return "vector", strip_qualifiers(match.group(1)), ""
+    match = ARRAY_TYPE.match(text)
+    if match:
+        return "array", strip_qualifiers(match.group(1)), match.group(2)
+    return None
 
 
 

@@ -141,7 +141,7 @@ def alias_pairs(plan: HarnessPlan) -> list[tuple[int, int]]:
     if plan.noalias:
         return []
     arrays = [pp for pp in plan.params if pp.kind in (Kind.IN, Kind.OUT) and pp.param.role is not Role.STRING
-              and not pp.param.is_restrict]
+              and not pp.param.is_restrict and not pp.container and not pp.single]
     pairs = []
     for i, a in enumerate(arrays):
         for b in arrays[i + 1:]:

@@ -182,16 +182,26 @@ class Pair:
                     return f"the candidate modified the input '{names[i]}' ({where})"
                 continue
             if x.shape != y.shape:
+                held = {"nested": "rows", "strings": "strings"}.get(self.plan.params[i].container)
+                if held:  # shown as its rows (or strings) one after the other: the sizes differ
+                    return (f"'{names[i]}' holds {held} of other sizes, or more or fewer of them, after the candidate "
+                            f"({where})")
                 return f"'{names[i]}' has {y.size} elements after the candidate, {x.size} after the original ({where})"
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
-                return f"'{names[i]}'[{bad}] is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
+                at = self.plan.params[i].label(bad)
+                return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
             if self.iface.return_kind is ReturnKind.VECTOR:
                 if x.shape != y.shape:
                     return f"the returned vector has {y.size} elements, the original's {x.size} ({where})"
                 bad = first_difference(x, y, self.rtol, special=special)
+                if bad is not None and self.plan.return_record:
+                    names = self.plan.return_fields
+                    part = f".{names[bad]}" if bad < len(names) and names[bad] else f"[{bad}]"
+                    return (f"the returned {self.plan.return_record}'s {part} is {_value(y[bad])}, the original "
+                            f"gives {_value(x[bad])} ({where})")
                 if bad is not None:
                     return (f"element {bad} of the returned vector is {_value(y[bad])}, the original gives "
                             f"{_value(x[bad])} ({where})")

@@ -16,6 +16,7 @@ from typing import Any
 from .. import cparse
 from ..cparse import FunctionInfo, Param, Role
 from ..errors import CParseError, HarnessError
+from ._sizes import PROBLEM_SIZE, max_index, size_of, value_at
 
 
 class Kind(IntEnum):
@@ -39,10 +40,8 @@ class ReturnKind(IntEnum):
     VECTOR = 4  # a std::vector of numbers
 
 ARRAY_ROLES = {Role.IN_ARRAY, Role.OUT_ARRAY, Role.INOUT_ARRAY, Role.STRING}
-PROBLEM_SIZE = "PF_N"  # the problem size, for sizes that no length parameter gives
+STRING_SLOT = 16  # the bytes each string of a list gets: up to 15 characters and the NUL
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-_C_WORDS = {"sizeof", "int", "long", "unsigned", "size_t", "double", "float", "char"}
 
 
 @dataclass
@@ -55,6 +54,34 @@ class ParamPlan:
     stated: bool = False  # the size came from an annotation or perfalign.toml
     value: str | None = None  # a fixed value for a scalar (C expression of the lengths)
     range: tuple[str, str] | None = None  # element values LO..HI
+    record: str = ""  # a struct, std::pair, std::tuple or std::complex element, as the side glue names it
+    fields: list[str] = field(default_factory=list)  # a record's numbers, one name each ("x", "y"); ctype is their type
+    container: str = ""  # "vector", "array" or "string" (from cparse), "" for pointers and values
+    single: bool = False  # one record passed by value or reference (the function sees *buffer)
+    rows: str = ""  # rows of a T ** or a nested vector, as a C expression of the lengths ("": square, N rows of N)
+
+    @property
+    def width(self) -> int:
+        """Numbers per element: a record's field count, a string's slot, else 1."""
+        return STRING_SLOT if self.container == "strings" else max(1, len(self.fields))
+
+    @property
+    def element(self) -> str:
+        """The element type as the function sees it: the record, or the number type."""
+        return self.record or self.ctype
+
+    def label(self, flat: int) -> str:
+        """Where number ``flat`` of the buffer is, as the function sees it: ``[7]``, or ``[2].y`` in records."""
+        if self.container in {"rows", "nested"}:
+            return f" (element {flat} of its rows, one after the other)"
+        if self.container == "strings":
+            return f" (character {flat} of its strings, each followed by a NUL)"
+        if not self.fields:
+            return f"[{flat}]"
+        where, k = divmod(flat, self.width)
+        name = self.fields[k]
+        prefix = "" if self.single else f"[{where}]"
+        return prefix + (f".{name}" if name else f" (number {k} of {self.record})")
 
 
 @dataclass
@@ -67,7 +94,9 @@ class HarnessPlan:
     template_args: list[str]
     tolerance: float | None
     min_lengths: dict[str, int]
-    return_element: str = ""  # element type of a returned std::vector
+    return_element: str = ""  # element type of a returned std::vector, or the number type of a returned record
+    return_record: str = ""  # a returned struct, std::pair, std::tuple, std::complex or std::array, as written
+    return_fields: list[str] = field(default_factory=list)  # a returned record's numbers, one name each
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
     notes: list[str] = field(default_factory=list)
 
@@ -131,11 +160,17 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     ret_elem = ""
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
+    numbers = _number_names(info, template_map)
+    ret_record, ret_fields = "", []
+    if not ret_elem and ret != "void" and not _is_number(ret, template_map):
+        ret_elem, ret_record, ret_fields = _returned_record(info, ret, numbers, template_map)
+    returns = ("perfalign verifies functions that return a number, a std::vector of numbers, a struct of numbers "
+               "or nothing")
+    if "*" in ret or "&" in ret:
+        raise HarnessError(f"{info.name} returns {ret!r}; {returns}")
     if ret_elem:
         ret_kind = ReturnKind.VECTOR
-    elif "*" in ret or "&" in ret:
-        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
-    if ret in {"void"} or ret.endswith(" void"):
+    elif ret in {"void"} or ret.endswith(" void"):
         ret_kind = ReturnKind.VOID
     elif cparse.is_float_type(ret) or ret in template_map.values() and cparse.is_float_type(ret):
         ret_kind = ReturnKind.FLOAT
@@ -143,8 +178,8 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         ret_kind = ReturnKind.INTEGER
     elif re.fullmatch(r"(const\s+)?[A-Za-z_]\w*", ret) and not ret[0].isupper():
         ret_kind = ReturnKind.TYPEDEF
-    elif not ret_elem:
-        raise HarnessError(f"{info.name} returns {ret!r}; perfalign verifies functions that return a number, a std::vector of numbers, or nothing")
+    else:
+        raise HarnessError(f"{info.name} returns {ret!r}; {returns}")
     plans: list[ParamPlan] = []
     for index, p in enumerate(info.params):
         ctype = _subst(p.element_type, template_map)
@@ -152,7 +187,15 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             Role.IN_ARRAY: Kind.IN, Role.STRING: Kind.IN, Role.OUT_ARRAY: Kind.OUT, Role.INOUT_ARRAY: Kind.OUT,
             Role.VECTOR_IN: Kind.VEC_IN, Role.VECTOR_OUT: Kind.VEC_OUT, Role.REF_OUT: Kind.REF,
         }.get(p.role, Kind.VALUE)
-        plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype)
+        plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype, container=p.container)
+        layout = _record(info, p, ctype, numbers)
+        if layout is not None:
+            plan.record, plan.ctype, plan.fields = ctype, layout.field_type, list(layout.names)
+            if p.role in {Role.SCALAR, Role.LENGTH}:
+                plan.kind, plan.single = Kind.IN, True  # one record by value or const reference
+                p.role = Role.SCALAR
+            elif p.role is Role.REF_OUT:
+                plan.kind, plan.single = Kind.OUT, True  # one record by reference: written in place
         if p.name in notes.get("value", {}):
             plan.value = str(notes["value"][p.name])
             if p.role is Role.LENGTH:
@@ -175,10 +218,17 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             if p.role is Role.STRING:
                 plan.hypotheses = [f"({plan.hypotheses[0]}) + 1"]
             continue
-        if plan.kind == Kind.REF:
+        if plan.kind == Kind.REF or plan.single:
             plan.hypotheses = ["1"]
             continue
+        if plan.container == "array":
+            plan.hypotheses = [f"({p.extent})"]  # std::array<T, N>: N elements, always
+            continue
+        if plan.container in {"rows", "nested"}:
+            plan.rows, plan.hypotheses = _row_hypotheses(info, plan, plans, lengths, loops)
+            continue
         plan.hypotheses = _hypotheses(info, plan, plans, lengths, loops)
+    _index_ranges(info, plans, notes)
     min_lengths = {k: int(v) for k, v in (notes.get("min") or {}).items() if str(v).strip().lstrip("-").isdigit()}
     for k, v in (notes.get("min") or {}).items():
         if k not in min_lengths:
@@ -191,6 +241,8 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         return_type=ret,
         return_kind=ret_kind,
         return_element=ret_elem,
+        return_record=ret_record,
+        return_fields=ret_fields,
         template_args=[template_map[t] for t in info.template_params],
         tolerance=float(tolerance) if tolerance is not None else None,
         noalias=bool(notes.get("noalias")),
@@ -238,32 +290,131 @@ def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> d
     return out
 
 
+_TYPEDEF = re.compile(r"\btypedef\s+((?:const\s+)?[\w\s:]+?)\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([\w\s:]+?)\s*;")
+
+
+def _number_names(info: FunctionInfo, template_map: dict[str, str]) -> set[str]:
+    """Type names that stand for numbers: template arguments and the context's typedefs of number types."""
+    names = set(template_map.values()) | set(template_map)
+    for name, target in [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(info.context)] + [
+        (m.group(1), m.group(2)) for m in _USING.finditer(info.context)
+    ]:
+        if cparse.is_integer_type(target) or cparse.is_float_type(target):
+            names.add(name)
+    return names
+
+
+def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cparse.Record | None:
+    """The record a parameter's elements are (a struct or std::pair/tuple/complex of numbers), or None."""
+    if p.role is Role.UNSUPPORTED or p.container == "string" or _is_number(ctype, {}) or ctype in numbers:
+        return None
+    layout = cparse.record_layout(ctype, info.context, info.language, numbers)
+    if layout is None:
+        if p.record:
+            raise HarnessError(
+                f"cannot generate inputs for {p.name}: perfalign does not see the definition of {ctype!r} "
+                "(it generates structs and classes of numbers defined in the function's own file)"
+            )
+        return None
+    if layout.reason:
+        raise HarnessError(f"cannot generate inputs for {p.name}: {layout.reason}")
+    return layout
+
+
+def _returned_record(info: FunctionInfo, ret: str, numbers: set[str],
+                     template_map: dict[str, str]) -> tuple[str, str, list[str]]:
+    """A returned record or std::array of numbers: its number type, the type as written, the numbers' names."""
+    held = cparse.container_of(ret)
+    if held is not None:
+        kind, elem, _ = held
+        if kind == "array" and (_is_number(elem, template_map) or elem in numbers):
+            return elem, ret, []
+        return "", "", []
+    layout = cparse.record_layout(ret, info.context, info.language, numbers)
+    if layout is None:
+        return "", "", []
+    if layout.reason:
+        raise HarnessError(f"{info.name} returns {ret!r}: {layout.reason}")
+    return layout.field_type, ret, list(layout.names)
+
+
+def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, Any]) -> None:
+    """Values of an integer input array used as indices into another array: 0 .. that array's size - 1.
+
+    ``x[cols[k]]`` reads ``x`` at every value ``cols`` holds, so the original's callers keep them in range;
+    a stated ``range(cols)`` wins.
+    """
+    by_name = {pp.param.name: pp for pp in plans}
+    for target in plans:
+        if target.kind == Kind.VALUE or not target.hypotheses:
+            continue
+        for index in cparse.index_expressions(info, target.param.name):
+            source = _whole_subscript(index)
+            pp = by_name.get(source) if source else None
+            if (pp is None or pp is target or pp.kind not in {Kind.IN, Kind.VEC_IN} or pp.range is not None
+                    or pp.record or pp.param.name in notes.get("range", {}) or not cparse.is_integer_type(pp.ctype)
+                    or pp.param.role is Role.STRING or pp.container in {"string", "strings"}):
+                continue
+            size = target.hypotheses[0]
+            pp.range = ("0", f"perfalign_max(({size}) / {target.width} - 1, 0)" if target.width > 1
+                        else f"perfalign_max(({size}) - 1, 0)")
+
+
+def _whole_subscript(index: str) -> str | None:
+    """``b`` when the index is exactly one element ``b[...]`` (not ``b[i] - 1`` or ``b[i] + c[j]``)."""
+    match = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+    if not match:
+        return None
+    depth = 0
+    rest = index[match.end() - 1:].rstrip()
+    for at, ch in enumerate(rest):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            return match.group(1) if at == len(rest) - 1 else None
+    return None
+
+
+_CONSTANT = re.compile(
+    r"#\s*define\s+([A-Za-z_]\w*)[ \t]+\S|\b(?:const|constexpr)\s+[\w\s:]*?\b([A-Za-z_]\w*)\s*(?:=|\[)"
+)
+_ENUM = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
+
+
+def _context_constants(info: FunctionInfo) -> set[str]:
+    """Names the file defines at file scope that a loop bound may use: macros, enumerators, constants, arrays."""
+    names = {m.group(1) or m.group(2) for m in _CONSTANT.finditer(info.context)}
+    for body in _ENUM.findall(info.context):
+        names |= {m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*(?:=[^,]*)?(?:,|$)", body)}
+    tree = cparse.parse(info.context, info.language)
+    for node in tree.root_node.children:
+        if node.type == "declaration":  # file-scope arrays and variables (sizeof(table) / sizeof(table[0]))
+            for d in node.children_by_field_name("declarator"):
+                while d is not None and d.type in {"init_declarator", "array_declarator", "pointer_declarator"}:
+                    d = d.child_by_field_name("declarator")
+                if d is not None and d.type == "identifier":
+                    names.add(cparse.node_text(d))
+    return {n for n in names if n}
+
+
+_BYTE_TYPES = {"unsigned char", "uint8_t", "std::uint8_t"}
+_BYTE_CAST = re.compile(r"^\(\s*(?:unsigned\s+char|(?:std::)?uint8_t)\s*\)")
+
+
+def _byte_indexed(index: str, plans: list[ParamPlan]) -> bool:
+    """An index that is a byte: an element of a byte array, or a cast to unsigned char (``hist[data[i]]``)."""
+    if _BYTE_CAST.match(index.strip()):
+        return True
+    source = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+    return bool(source) and any(pp.param.name == source.group(1) and pp.kind != Kind.VALUE and pp.ctype in _BYTE_TYPES
+                                and pp.param.role is not Role.STRING for pp in plans)
+
+
 def _subst(text: str, mapping: dict[str, str]) -> str:
     for k, v in mapping.items():
         text = re.sub(rf"\b{re.escape(k)}\b", v, text)
     return text
-
-
-def _max_index(expr: str, loops: dict[str, cparse.LoopRange], allowed: set[str], depth: int = 0) -> list[str] | None:
-    """The corners of ``expr`` over the loop ranges, or None when it uses something else."""
-    if depth > 6:
-        return None
-    for ident in _IDENT.findall(expr):
-        if ident in loops:
-            r = loops[ident]
-            out: list[str] = []
-            for bound in (r.lo, r.hi):
-                sub = re.sub(rf"\b{re.escape(ident)}\b", f"({bound})", expr)
-                corners = _max_index(sub, loops, allowed, depth + 1)
-                if corners is None:
-                    return None
-                out.extend(corners)
-                if len(out) > 32:
-                    return None
-            return out
-        if ident not in allowed and not ident.isupper() and ident not in _C_WORDS:
-            return None
-    return [expr]
 
 
 def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], lengths: list[ParamPlan], loops: dict[str, cparse.LoopRange]) -> list[str]:
@@ -271,23 +422,38 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
     out: list[str] = []
     if p.size_expr:
         out.append(p.size_expr)
-    allowed = {q.param.name for q in plans if q.param.role in {Role.LENGTH, Role.SCALAR} and cparse.is_integer_type(q.param.type)}
+    # Only the length parameters are known to the glue (a scalar's value is drawn per case), and the
+    # file's constants (``b < 256``, ``#define BINS 64``, ``enum { N = 16 }``, ``sizeof table``).
+    allowed = {q.param.name for q in plans if q.param.role is Role.LENGTH} | _context_constants(info)
     corners: list[str] = []
-    ok = True
+    each: list[str] = []  # the largest element each index reaches
+    byte_indexed = False
+    local = cparse.local_definitions(info)
     for index in cparse.index_expressions(info, p.name):
-        found = _max_index(index, loops, allowed)
+        found = max_index(index, loops, allowed, local=local)
         if found is None:
-            ok = False
-            break
+            byte_indexed = byte_indexed or _byte_indexed(index, plans)
+            continue
         corners.extend(found)
-    extra = " + 1" if p.role is Role.STRING else ""
-    if ok and corners and len(corners) <= 48:
-        symbolic = [c for c in corners if _IDENT.search(c)]
-        expr = _max_expr([_plus_one(c) for c in dict.fromkeys(symbolic or corners)])
-        out.append(expr + extra)
+        each.append(size_of(found))
+    string = p.role is Role.STRING or plan.container == "string"
+    extra = " + 1" if string else ""
+    if byte_indexed:
+        out.append("256")  # indexed by a byte's value: all 256 of them
+    if corners and len(corners) <= 128:
+        # The indices the loops state; with indices that depend on the data as well (hist[data[i]]),
+        # still the first guess, confirmed (or not) under AddressSanitizer.
+        whole = size_of(corners)
+        # Indices the body guards (a stencil's neighbours, skipped at the boundary) may never reach the
+        # largest corner: smaller sizes first, each confirmed or refuted by the sanitized original.
+        names = {q.param.name for q in lengths}
+        top = value_at(whole, names)
+        smaller = sorted({e for e in each if top is not None and (v := value_at(e, names)) is not None and v < top},
+                         key=lambda e: value_at(e, names) or 0)
+        out += [e + extra for e in smaller] + [whole + extra]
     if plan.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
         # A vector carries its own size: try it independent of the lengths first.
-        out.append(PROBLEM_SIZE)
+        out.append(PROBLEM_SIZE + extra)
     # Generic guesses: each length (the next one after the array first), then products.
     ordered = sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))
     for q in ordered:
@@ -299,38 +465,42 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
             out.append(f"{a.param.name} * {b.param.name}" + extra)
     if not lengths:
         out.append(PROBLEM_SIZE + extra)
+        if plan.ctype == "char" and not string and any(q.param.role is Role.STRING for q in plans):
+            out.append(PROBLEM_SIZE + " + 1")  # a string written out: as long as the one read, with its NUL
     return list(dict.fromkeys(out))
 
 
-def _simplify(expr: str) -> str:
-    prev = None
-    while prev != expr:
-        prev = expr
-        expr = re.sub(r"\(\s*(\w+)\s*\)", r"\1", expr)
-        expr = re.sub(r"^\((.*)\)$", lambda m: m.group(1) if _balanced(m.group(1)) else m.group(0), expr)
-    return expr
+def _row_hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], lengths: list[ParamPlan],
+                    loops: dict[str, cparse.LoopRange]) -> tuple[str, list[str]]:
+    """Rows and element counts of ``T **a`` or ``std::vector<std::vector<T>>``: a[i][j] with i, j < n gives n by n."""
+    allowed = {q.param.name for q in lengths} | _context_constants(info)
+    local = cparse.local_definitions(info)
+    name = plan.param.name
+
+    def extent(indices: list[str]) -> str:
+        corners: list[str] = []
+        for index in indices:
+            found = max_index(index, loops, allowed, local=local)
+            if found is None:
+                return ""
+            corners += found
+        return size_of(corners) if corners and len(corners) <= 128 else ""
+
+    first = [i for i in cparse.index_expressions(info, name)]
+    rows, cols = extent(first), extent(cparse.column_expressions(info, name))
+    names = [q.param.name for q in sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))]
+    if plan.container == "rows" and not rows:
+        if not names:
+            raise HarnessError(f"cannot generate inputs for {name}: {plan.param.type!r} needs its number of rows "
+                               "as a parameter (or pass one flat array and its sizes: a[i*n + j])")
+        rows = names[0]
+    if not rows:
+        # A nested vector that carries its own sizes: square, N rows of N (or of a length).
+        return "", [f"{PROBLEM_SIZE} * {PROBLEM_SIZE}"] + [f"{q} * {q}" for q in names]
+    out = [f"({rows}) * ({cols})"] if cols else []
+    if plan.container == "nested":
+        out.append(f"({rows}) * {PROBLEM_SIZE}")
+    out += [f"({rows}) * {q}" for q in names] + [f"({rows}) * ({q} + 1)" for q in names]
+    return rows, list(dict.fromkeys(out))
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _plus_one(expr: str) -> str:
-    expr = _simplify(expr)
-    m = re.fullmatch(r"(.+?)\s*-\s*1", expr)
-    if m and _balanced(m.group(1)):
-        return _simplify(m.group(1))
-    return f"{expr} + 1"
-
-
-def _max_expr(items: list[str]) -> str:
-    if len(items) == 1:
-        return items[0]
-    mid = len(items) // 2
-    return f"perfalign_max({_max_expr(items[:mid])}, {_max_expr(items[mid:])})"

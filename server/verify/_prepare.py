@@ -71,21 +71,28 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
                                   headers=work / "headers")
     ext = ".cpp" if language == "cpp" else ".c"
     glue_src, side_src, worker_src = work / f"glue{ext}", work / f"original{ext}", work / "worker.c"
-    glue_src.write_text(_units.glue_source(plan))
-    side_src.write_text(_units.unit_source(plan, info.text, context=info.context, namespaces=info.namespaces))
     worker_src.write_text(importlib.resources.files(__package__).joinpath("worker.c").read_text())
     runner.progress("building the original")
     t0 = time.monotonic()
-    dirs = [runner.job() for _ in range(4)]
-    glue_obj, side_obj, worker_obj, probe_exe = (dirs[0] / "glue.o", dirs[1] / "original.o", dirs[2] / "worker.o",
-                                                  dirs[3] / "probe")
-    jobs = [
-        (tool.compile([glue_src], glue_obj), "the harness"),
-        (tool.compile([side_src], side_obj), "the original"),
-        (tool.compile_worker(worker_src, worker_obj), "the harness"),
-        (tool.sanitized(worker_src, [glue_src, side_src], probe_exe), "sanitizers"),
-    ]
-    results = runner.parallel([cmd for cmd, _ in jobs], runner.settings.compile_timeout_s, cwds=dirs)
+    added: list[str] = []  # standard headers the file relies on without including them (it builds in its project)
+    while True:
+        glue_src.write_text(_units.glue_source(plan))
+        side_src.write_text(_units.unit_source(plan, info.text, context=info.context, namespaces=info.namespaces))
+        dirs = [runner.job() for _ in range(4)]
+        glue_obj, side_obj, worker_obj, probe_exe = (dirs[0] / "glue.o", dirs[1] / "original.o", dirs[2] / "worker.o",
+                                                      dirs[3] / "probe")
+        jobs = [
+            (tool.compile([glue_src], glue_obj), "the harness"),
+            (tool.compile([side_src], side_obj), "the original"),
+            (tool.compile_worker(worker_src, worker_obj), "the harness"),
+            (tool.sanitized(worker_src, [glue_src, side_src], probe_exe), "sanitizers"),
+        ]
+        results = runner.parallel([cmd for cmd, _ in jobs], runner.settings.compile_timeout_s, cwds=dirs)
+        missing = [] if added or results[1].ok else _units.missing_std_headers(results[1].stderr)
+        if not missing:
+            break
+        added = missing
+        plan.function = info = replace(info, context="".join(f"#include <{h}>\n" for h in missing) + info.context)
     for (cmd, what), res in zip(jobs, results):
         if not res.ok:
             runner.check_cancel()
@@ -124,6 +131,9 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
     _self_check(runner, prepared, rng)
     if skip_zero:
         prepared.notes.append("sizes of 0 are not checked (the original reads an element even then)")
+    if added:
+        prepared.notes.append("perfalign added " + ", ".join(f"#include <{h}>" for h in added)
+                              + f" for the harness ({info.qualified_name}'s file does not include it itself)")
     runner.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
     return prepared
 

@@ -72,8 +72,11 @@ def test_perfalign_toml_tables_merge_with_annotations() -> None:
 @pytest.mark.parametrize(
     "source, words",
     [
-        ("double f(double **rows, int n) { return rows[0][0]; }", "pointer to pointer"),
-        ("struct s; double f(struct s *p) { return 0; }", "arrays of"),
+        ("double f(double ***cube, int n) { return cube[0][0][0]; }", "pointer to pointer"),
+        ("double f(double a[][8], int n) { return n ? a[0][0] : 0; }", "an array of arrays"),
+        ("struct s; double f(struct s *p) { return 0; }", "does not see the definition of 'struct s'"),
+        ("struct s { double a; int id; };\ndouble f(const struct s *p, int n) { return p[n].a; }",
+         r"fields of struct s are of different types \(double, int\)"),
         ("double *f(double *a, int n) { return a; }", "returns"),
         ("#include <stdarg.h>\ndouble f(int n, ...) { return n; }", "variadic"),
     ],
@@ -120,3 +123,72 @@ def test_a_helper_that_writes_a_global_is_refused_too() -> None:
           "void f(const double *a, int n) { for (int i = 0; i < n; i++) add(a[i]); }\n"
     with pytest.raises(HarnessError, match="through its helper add"):
         plan_for(src, "f")
+
+
+def test_a_loop_that_runs_backwards_makes_its_start_a_length() -> None:
+    src = "void f(const double *a, double *out, int n) { for (int i = n - 1; i >= 0; i--) out[i] = a[i]; }"
+    plan = plan_for(src, "f")
+    assert [pp.param.name for pp in plan.lengths] == ["n"]
+    assert plan.params[1].hypotheses[0] == "n"
+
+
+@pytest.mark.parametrize(
+    "source, size",
+    [
+        ("void f(const unsigned char *d, int n, int *h) { for (int b = 0; b < 256; b++) h[b] = 0; "
+         "for (int i = 0; i < n; i++) h[d[i]]++; }", "256"),
+        ("#define BINS 64\nvoid f(int *h) { for (int b = 0; b < BINS; b++) h[b] = 0; }", "BINS"),
+        ("enum { N = 16 };\nvoid f(int *h) { for (int b = 0; b < N; b++) h[b] = 0; }", "N"),
+        ("static const int lut[5] = {1, 2, 3, 4, 5};\n"
+         "void f(int *h) { for (unsigned b = 0; b < sizeof lut / sizeof lut[0]; b++) h[b] = lut[b]; }",
+         "sizeof lut / sizeof lut[0]"),
+        ("void f(const unsigned char *d, int n, long *h) { for (int i = 0; i < n; i++) h[d[i]]++; }", "256"),
+    ],
+)
+def test_constant_bounds_and_byte_indices_give_sizes(source: str, size: str) -> None:
+    plan = plan_for(source, "f")
+    hist = next(pp for pp in plan.arrays if pp.param.name == "h")
+    assert hist.hypotheses[0] == size
+
+
+def test_an_index_array_gets_values_inside_the_array_it_indexes() -> None:
+    src = "void f(const double *x, const int *idx, double *y, int n) { for (int i = 0; i < n; i++) y[i] = x[idx[i]]; }"
+    plan = plan_for(src, "f")
+    assert plan.params[1].range == ("0", "perfalign_max((n) - 1, 0)")
+    assert plan.params[0].range is None  # floating point: no index
+
+
+def test_locals_set_once_from_loop_variables_size_their_arrays() -> None:
+    src = """void f(const double *u, double *v, int n) {
+    for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++) {
+            int c = i * n + j;
+            v[c] = u[c - n] + u[c + n];
+        }
+}"""
+    plan = plan_for(src, "f")
+    # c reaches (n - 2) * n + (n - 2): u[c + n] needs n * n - 1 elements, u[c - n] fewer (tried first).
+    assert plan.params[0].hypotheses[:2] == ["perfalign_max(n * n - 2 * n - 1, 2)", "perfalign_max(n * n - 1, 2)"]
+    assert plan.params[1].hypotheses[0] == "n * n - n - 1"
+
+
+def test_records_are_runs_of_numbers_named_by_field() -> None:
+    src = "typedef struct { double x, y, z; float m[0]; } Bad;\n" \
+          "struct Particle { double pos[3]; double vel[3]; };\n" \
+          "void f(struct Particle *p, int n) { for (int i = 0; i < n; i++) p[i].pos[0] += p[i].vel[0]; }"
+    plan = plan_for(src, "f")
+    pp = plan.params[0]
+    assert (pp.record, pp.ctype, pp.width) == ("struct Particle", "double", 6)
+    assert pp.label(8) == "[1].pos[2]"
+
+
+def test_a_local_built_by_a_constructor_call_is_no_global() -> None:
+    src = """#include <vector>
+int f(const std::vector<int> &v, int n) {
+    std::vector<bool> seen(n, false);
+    std::vector<int> copy(v);
+    for (int x : v) { if (x >= 0 && x < n) seen[x] = true; copy[0] = x; }
+    return (int)seen.size() + copy[0];
+}"""
+    plan = make_plan(find_function(src, "cpp", name="f"))
+    assert plan.params[0].kind is Kind.VEC_IN

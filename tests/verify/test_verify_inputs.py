@@ -74,11 +74,13 @@ def test_a_missing_function_names_the_ones_there() -> None:
     assert "no function named 'nope'" in verdict.detail and "prefix_sums" in verdict.detail
 
 
-def test_pointer_to_pointer_parameters_are_unsupported_with_the_fix() -> None:
+def test_pointers_to_pointers_beyond_rows_are_unsupported_with_the_fix() -> None:
     source = read("bad", "pointer_pairs.c")
-    verdict = verify_source(source, "c", "first", source, settings=QUICK)
+    verdict = verify_source(source, "c", "corner", source, settings=QUICK)
     assert verdict.status is Status.UNSUPPORTED
     assert "flat array" in verdict.detail
+    rows = verify_source(source, "c", "first", source, settings=QUICK)  # T **: rows with their sizes
+    assert rows.status in TIMED, rows.detail
 
 
 def test_sizes_that_cannot_be_inferred_say_how_to_state_them() -> None:

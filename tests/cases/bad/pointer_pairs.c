@@ -19,3 +19,7 @@ void magnitudes_annotated(const double *z, double *out, int n) {
 double first(double **rows, int n) {
     return n > 0 ? rows[0][0] : 0.0;
 }
+
+double corner(double ***cube, int n) {
+    return n > 0 ? cube[0][0][0] : 0.0;
+}
