@@ -410,7 +410,7 @@ std::complex<double> cdot(const std::vector<std::complex<double>> &a,
     return s;
 }
 """,
-        "the returned std::complex<double>'s .real is",
+        "the returned std::complex<double>'s .",
     ),
     Signature(
         "pair_returned", "cpp", "min_max",
