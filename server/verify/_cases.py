@@ -195,6 +195,10 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
         if cheap(s):
             out += [case(plan, s, seed()), case(plan, s, seed())]
     out.append(case(plan, n, seed()))
+    # Each profile once at the problem size too: the timed calls draw random inputs only, so a candidate that
+    # takes a shortcut above some size, right for those alone, must meet the other inputs where it is timed.
+    out += [case(plan, n, seed(), arrays=profile) for profile in arrays]
+    out += [case(plan, n, seed(), scalars=profile) for profile in scalars]
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 
 

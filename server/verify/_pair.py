@@ -20,7 +20,7 @@ from ._cases import Case
 from ._compare import Results, first_difference, results, returned_difference, same_bytes
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
-from ._worker import Interface, Layout, Worker, WorkerFailure, layout_for
+from ._worker import Interface, Layout, Worker, WorkerFailure, cpu_outside_calls, layout_for
 
 # Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
 SYSCALL_NAMES = {
@@ -214,6 +214,12 @@ class Pair:
         cpu = run_wall = 0.0
         start = time.monotonic()
         slower = 0
+        # CPU time outside the calls (generating inputs, answering commands) is the same work on both sides; a
+        # candidate that spends more there (a signal handler, a thread, a library function it defines) is charged.
+        first = {id(w): w.usage() for w in (self.original, self.candidate)}
+        in_calls = {id(w): 0.0 for w in (self.original, self.candidate)}
+        orig_wall = 0.0
+        calls = 0
         try:
             for k, case in enumerate(cases):
                 counts = self.counts(case, timeout)
@@ -237,7 +243,11 @@ class Pair:
                     took[id(worker)] = worker.call(timeout)
                     after = worker.usage()
                     worker.stop()
+                    in_calls[id(worker)] += after.run_s - before.run_s
+                    if worker is self.original:
+                        orig_wall += took[id(worker)]
                     if worker is self.candidate:
+                        calls += 1
                         cpu += after.run_s - before.run_s
                         run_wall += took[id(worker)]
                         if after.threads > thread_budget:
@@ -274,6 +284,13 @@ class Pair:
         if cpu > budget:
             return Outcome("unsafe", f"the candidate used {cpu:.2f} s of CPU time in {run_wall:.2f} s of calls: more "
                                      f"than {thread_budget} thread{'s' if thread_budget > 1 else ''} can")
+        outside = {id(w): cpu_outside_calls(first[id(w)], w.usage(), in_calls[id(w)])
+                   for w in (self.original, self.candidate)}
+        extra = max(0.0, outside[id(self.candidate)] - outside[id(self.original)])
+        # In wall time at the rate the original's calls got the CPU (a busy machine gives less than one core).
+        rate = max(1.0, orig_wall / in_calls[id(self.original)]) if in_calls[id(self.original)] > 0 else 1.0
+        extra_ms = extra * rate * 1e3 / max(calls, 1)
+        out.candidate_ms = [t + extra_ms for t in out.candidate_ms]
         return out
 
     # ------------------------------------------------------------ failures
@@ -288,6 +305,8 @@ class Pair:
         if failure.kind == "timeout":
             return Outcome("timeout", f"the candidate did not finish within {timeout:.0f} s{at}"
                                       + (" while being timed" if timing else ""))
+        if failure.kind == "unlocked":
+            return Outcome("unsafe", failure.detail + at)
         if failure.kind == "syscall" or (failure.kind == "died" and failure.signal == signal.SIGSYS):
             return Outcome("unsafe", forbidden(failure.syscall) + at)
         if failure.kind == "protocol":
