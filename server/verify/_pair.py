@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import Results, first_difference, results, returned_difference, same_bytes
+from ._compare import Results, first_difference, lower_precision, results, returned_difference, same_bytes
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
 from ._worker import Interface, Layout, Worker, WorkerFailure, cpu_outside_calls, layout_for
@@ -185,7 +185,9 @@ class Pair:
                 return f"'{names[i]}' has {y.size} elements after the candidate, {x.size} after the original ({where})"
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
-                return f"'{names[i]}'[{bad}] is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
+                low = " (most elements differ by more than 1e-8 of themselves: a lower precision)" if (
+                    self.rtol is None and lower_precision(x, y)) else ""
+                return f"'{names[i]}'[{bad}] is {_value(y[bad])}, the original gives {_value(x[bad])}{low} ({where})"
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
             if self.iface.return_kind is ReturnKind.VECTOR:

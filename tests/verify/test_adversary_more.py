@@ -1,4 +1,5 @@
-"""Candidates that attack the worker's process itself, and inputs above the sizes the profiles were tried at.
+"""More candidates written to fool the verifier: attacks on the worker's own process, shortcuts above the sizes
+the input profiles used to be tried at, and computing a double function in single precision.
 
 A candidate is linked into the worker that drives it, so it can define
 functions the worker (or a library's constructor) calls, run code before the
@@ -171,3 +172,17 @@ def test_the_sandbox_installs_the_filter_before_the_program_runs() -> None:
             plain.proc.wait(timeout=30)
             assert plain.returncode() == 0 and "ran" in plain.stdout()
             plain.kill()
+
+
+def test_a_double_function_computed_in_float_is_incorrect_and_the_double_one_stays_faster() -> None:
+    # Single precision is within 1e-6 of the array's largest element everywhere, and expf is faster than exp.
+    original = "#include <math.h>\nvoid vexp(const double *a, double *out, int n) {\n" \
+               "    for (int i = 0; i < n; i++) out[i] = exp(a[i]) + exp(a[i]);\n}\n"
+    in_float = original.replace("exp(a[i]) + exp(a[i])", "(double)(2.0f * expf((float)a[i]))")
+    honest = original.replace("exp(a[i]) + exp(a[i])", "2.0 * exp(a[i])")
+    for verifier in _verifier(original, "vexp"):
+        verdict = verifier.verify(in_float)
+        assert verdict.status is Status.INCORRECT, verdict.detail
+        assert "lower precision" in verdict.detail, verdict.detail
+        kept = verifier.verify(honest)
+        assert kept.status is Status.FASTER, kept.detail
