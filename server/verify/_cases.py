@@ -203,10 +203,10 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
     large = dict(domain.large)
     out += [case(plan, large.get(profile, n), seed(), arrays=profile) for profile in arrays if large.get(profile, n)]
     out += [case(plan, large.get(profile, n), seed(), scalars=profile) for profile in scalars if large.get(profile, n)]
-    # And once at twice the problem size, whatever the estimate of its cost: on a busy machine the problem size
-    # is small and the estimates high, and a candidate wrong only above the timed size must still meet such a size.
+    # And once above the problem size, whatever the estimate of its cost: on a busy machine the problem size is
+    # small and the estimates high, and a candidate wrong only above the timed size must still meet such a size.
     if n > 0:
-        out.append(case(plan, 2 * n, seed()))
+        out.append(case(plan, n + n // 4 + 1, seed()))
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 
 

@@ -20,7 +20,7 @@ from ._cases import Case
 from ._compare import Results, first_difference, lower_precision, results, returned_difference, same_bytes
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
-from ._worker import Interface, Layout, Worker, WorkerFailure, cpu_outside_calls, layout_for
+from ._worker import CpuLedger, Interface, Layout, Worker, WorkerFailure, layout_for
 
 # Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
 SYSCALL_NAMES = {
@@ -216,10 +216,8 @@ class Pair:
         cpu = run_wall = 0.0
         start = time.monotonic()
         slower = 0
-        # CPU time outside the calls (generating inputs, answering commands) is the same work on both sides; a
-        # candidate that spends more there (a signal handler, a thread, a library function it defines) is charged.
-        first = {id(w): w.usage() for w in (self.original, self.candidate)}
-        in_calls = {id(w): 0.0 for w in (self.original, self.candidate)}
+        # CPU time a candidate spends outside its calls beyond the original's is charged to them (see CpuLedger).
+        ledger = CpuLedger.open(self.original, self.candidate)
         orig_wall = 0.0
         calls = 0
         try:
@@ -228,13 +226,16 @@ class Pair:
                 placed = self.layout(case, counts, 0)
                 assert placed is not None
                 layout, alias_of = placed
+                marks = {}
                 for worker in (self.original, self.candidate):
                     worker.cont()
+                    marks[id(worker)] = worker.usage()
                     worker.send_setup(seed=case.seed, array_profile=case.array_profile,
                                       scalar_profile=int(case.scalars), lens=list(case.lengths), counts=counts,
                                       layout=layout, alias_of=alias_of)
                 for worker in (self.original, self.candidate):
                     worker.setup_done(len(counts), timeout)
+                    ledger.command(worker, marks[id(worker)], worker.usage())
                 order = (self.original, self.candidate) if k % 2 == 0 else (self.candidate, self.original)
                 took: dict[int, float] = {}
                 for worker in order:
@@ -245,7 +246,7 @@ class Pair:
                     took[id(worker)] = worker.call(timeout)
                     after = worker.usage()
                     worker.stop()
-                    in_calls[id(worker)] += after.run_s - before.run_s
+                    ledger.call(worker, before, after)
                     if worker is self.original:
                         orig_wall += took[id(worker)]
                     if worker is self.candidate:
@@ -257,8 +258,12 @@ class Pair:
                                                      f"{thread_budget}")
                 for worker in (self.original, self.candidate):
                     worker.cont()
+                mark = self.original.usage()
                 expected = self.results(self.original, layout, counts, timeout)
+                ledger.command(self.original, mark, self.original.usage())
+                mark = self.candidate.usage()
                 got = self.results(self.candidate, layout, counts, timeout)
+                ledger.command(self.candidate, mark, self.candidate.usage())
                 wrong = self.difference(expected, got, case, counts, timed=True)
                 if wrong:
                     return Outcome("incorrect", wrong)
@@ -286,11 +291,10 @@ class Pair:
         if cpu > budget:
             return Outcome("unsafe", f"the candidate used {cpu:.2f} s of CPU time in {run_wall:.2f} s of calls: more "
                                      f"than {thread_budget} thread{'s' if thread_budget > 1 else ''} can")
-        outside = {id(w): cpu_outside_calls(first[id(w)], w.usage(), in_calls[id(w)])
-                   for w in (self.original, self.candidate)}
-        extra = max(0.0, outside[id(self.candidate)] - outside[id(self.original)])
+        extra = ledger.charge_s(self.original, self.candidate)
         # In wall time at the rate the original's calls got the CPU (a busy machine gives less than one core).
-        rate = max(1.0, orig_wall / in_calls[id(self.original)]) if in_calls[id(self.original)] > 0 else 1.0
+        orig_cpu = ledger.calls.get(id(self.original), 0.0)
+        rate = max(1.0, orig_wall / orig_cpu) if orig_cpu > 0 else 1.0
         extra_ms = extra * rate * 1e3 / max(calls, 1)
         out.candidate_ms = [t + extra_ms for t in out.candidate_ms]
         return out

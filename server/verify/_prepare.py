@@ -36,7 +36,7 @@ from ._worker import Interface, Worker, WorkerFailure
 
 MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
 CALIBRATE_S = 6.0
-PROFILE_BUDGET_S = 0.2  # the most one call on another profile (inputs included) may take at its large size
+PROFILE_BUDGET_S = 0.1  # the most one call on another profile (inputs included) may take at its large size
 
 
 @dataclass
@@ -245,11 +245,11 @@ def _profile_sizes(runner: Runner, exe: Path, tool: Toolchain, iface: Interface,
                 probe = _cases.case(plan, size, 4242, **kw)  # type: ignore[arg-type]
                 t0 = time.monotonic()
                 try:
-                    counts = pair.counts(probe, budget * 10)
+                    counts = pair.counts(probe, budget * 3)
                     placed = pair.layout(probe, counts, 0)
                     if placed is not None:
-                        Pair.setup(worker, probe, counts, *placed, budget * 10)
-                        worker.call(budget * 10)
+                        Pair.setup(worker, probe, counts, *placed, budget * 3)
+                        worker.call(budget * 3)
                 except WorkerFailure:
                     worker.close()
                     worker = None

@@ -158,6 +158,47 @@ def cpu_outside_calls(first: Usage, last: Usage, in_calls_s: float) -> float:
     return max(live, whole) - in_calls_s
 
 
+COMMAND_NOISE = 0.1  # commands (inputs, results) are the same work on both sides, give or take this share
+COMMAND_NOISE_S = 0.005
+
+
+@dataclass
+class CpuLedger:
+    """Where each worker's CPU time went in a timing session: its calls, its commands, and the rest (idle).
+
+    Outside its calls a worker generates inputs and copies results (commands,
+    the same work on both sides) and otherwise waits for perfalign. A
+    candidate that works while it should wait (a signal handler, a thread that
+    goes on after the call answered, a library function of its own the worker
+    calls) shows CPU time there, or commands dearer than the original's.
+    """
+
+    first: dict[int, Usage]
+    calls: dict[int, float] = field(default_factory=dict)
+    commands: dict[int, float] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, *workers: "Worker") -> "CpuLedger":
+        return cls({id(w): w.usage() for w in workers})
+
+    def call(self, worker: "Worker", before: Usage, after: Usage) -> None:
+        self.calls[id(worker)] = self.calls.get(id(worker), 0.0) + after.run_s - before.run_s
+
+    def command(self, worker: "Worker", before: Usage, after: Usage) -> None:
+        self.commands[id(worker)] = self.commands.get(id(worker), 0.0) + after.run_s - before.run_s
+
+    def charge_s(self, original: "Worker", candidate: "Worker") -> float:
+        """CPU seconds the candidate spent outside its calls beyond the original: all of it while idle, and what
+        its commands took beyond the original's by more than their noise."""
+        idle, commands = {}, {}
+        for w in (original, candidate):
+            commands[id(w)] = self.commands.get(id(w), 0.0)
+            idle[id(w)] = cpu_outside_calls(self.first[id(w)], w.usage(), self.calls.get(id(w), 0.0)) - commands[id(w)]
+        extra_idle = max(0.0, idle[id(candidate)] - max(idle[id(original)], 0.0))
+        allowed = commands[id(original)] * (1 + COMMAND_NOISE) + COMMAND_NOISE_S
+        return extra_idle + max(0.0, commands[id(candidate)] - allowed)
+
+
 @dataclass
 class Worker:
     """One worker process and its channels."""

@@ -119,12 +119,6 @@ def test_a_process_started_before_the_worker_s_constructor_is_refused() -> None:
         assert honest.status is Status.FASTER, honest.detail
 
 
-def test_an_honest_rewrite_is_not_charged_for_work_outside_its_calls(prefix: FunctionVerifier) -> None:
-    verdict = prefix.verify((CASES / "prefix" / "good_linear.c").read_text())
-    assert verdict.status is Status.FASTER, verdict.detail
-    assert verdict.speedup is not None and verdict.speedup > 20, verdict.detail
-
-
 def test_a_shortcut_above_the_profiles_sizes_is_incorrect() -> None:
     # Random inputs (the timed ones) hold at most 201 distinct values; wide ones are distinct. A table sized for the
     # random values, used only above the sizes the other profiles used to be tried at, was called 130x faster.
@@ -134,7 +128,8 @@ def test_a_shortcut_above_the_profiles_sizes_is_incorrect() -> None:
     shortcut = original.replace(
         "    int c = 0;\n",
         "    int c = 0;\n    if (n > 1100) {\n        unsigned char seen[256] = {0};\n"
-        "        for (int i = 0; i < n; i++) { unsigned char k = (unsigned char)(a[i] + 100); c += !seen[k]; seen[k] = 1; }\n"
+        "        for (int i = 0; i < n; i++) {\n"
+        "            unsigned char k = (unsigned char)(a[i] + 100); c += !seen[k]; seen[k] = 1;\n        }\n"
         "        return c;\n    }\n", 1)
     for verifier in _verifier(original, "count_distinct"):
         verdict = verifier.verify(shortcut)
