@@ -124,7 +124,8 @@ static void *exact_buf[PF_MAXP];  /* exact mode: malloc'd, for AddressSanitizer 
 
 /* ---------------------------------------------------------------- system calls */
 
-#if defined(__linux__) && defined(__x86_64__)
+/* Sanitizer builds keep the C library's calls, which their runtimes intercept (and are never timed). */
+#if defined(__linux__) && defined(__x86_64__) && !defined(PF_NO_LOCKDOWN)
 #define PF_RAW 1
 static long pf_sys6(long nr, long a, long b, long c, long d, long e, long f) {
     long ret;
@@ -135,7 +136,7 @@ static long pf_sys6(long nr, long a, long b, long c, long d, long e, long f) {
                      : "rcx", "r11", "memory");
     return ret;
 }
-#elif defined(__linux__) && defined(__aarch64__)
+#elif defined(__linux__) && defined(__aarch64__) && !defined(PF_NO_LOCKDOWN)
 #define PF_RAW 1
 static long pf_sys6(long nr, long a, long b, long c, long d, long e, long f) {
     register long x8 __asm__("x8") = nr;
