@@ -83,6 +83,9 @@ class Domain:
     scalars: tuple[ScalarProfile, ...] = (ScalarProfile.RANDOM,)
     aliases: tuple[tuple[int, int], ...] = ()
     skip_zero: bool = False
+    # The size each profile is checked at besides the small ones: the problem size, or less where the original
+    # is much slower on that profile (``_prepare`` measures it); a profile missing here gets the problem size.
+    large: tuple[tuple[ArrayProfile | ScalarProfile, int], ...] = ()
 
 
 def case(plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None, **kw: object) -> Case:
@@ -195,6 +198,15 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
         if cheap(s):
             out += [case(plan, s, seed()), case(plan, s, seed())]
     out.append(case(plan, n, seed()))
+    # Each profile once at the problem size too (or as near as the original stays cheap on it): the timed calls
+    # draw random inputs only, so a shortcut above some size that is right for those alone must meet the others.
+    large = dict(domain.large)
+    out += [case(plan, large.get(profile, n), seed(), arrays=profile) for profile in arrays if large.get(profile, n)]
+    out += [case(plan, large.get(profile, n), seed(), scalars=profile) for profile in scalars if large.get(profile, n)]
+    # And once above the problem size, whatever the estimate of its cost: on a busy machine the problem size is
+    # small and the estimates high, and a candidate wrong only above the timed size must still meet such a size.
+    if n > 0:
+        out.append(case(plan, n + n // 4 + 1, seed()))
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 
 

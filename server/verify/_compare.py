@@ -19,6 +19,10 @@ from ._plan import Kind, ReturnKind
 from ._worker import Dumped, Interface, Layout, Worker
 
 DEFAULT_RTOL = {4: 1e-3}  # 4-byte floating point; every other type: 1e-6
+# A double array whose elements differ from the original's by this much relative to themselves, at the median,
+# was computed at a lower precision (single precision rounds at 6e-8); reordered sums differ far less.
+PRECISION_RTOL = {8: 1e-8}
+PRECISION_MIN_ELEMENTS = 16
 
 
 @dataclass
@@ -102,7 +106,43 @@ def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, 
         if special:
             same |= (np.isnan(x) & ~np.isfinite(y)) | (~np.isfinite(x) & np.isnan(y))
     bad = np.flatnonzero(~same)
-    return int(bad[0]) if bad.size else None
+    if bad.size:
+        return int(bad[0])
+    if rtol is None:
+        return _lower_precision(x, y, PRECISION_RTOL.get(expected.dtype.itemsize))
+    return None
+
+
+def lower_precision(expected: np.ndarray, got: np.ndarray) -> bool:
+    """Whether ``got`` differs from ``expected`` only as a computation at a lower precision does (for messages)."""
+    if expected.shape != got.shape or expected.dtype.kind != "f" or expected.size == 0:
+        return False
+    if first_difference(expected, got, DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)) is not None:
+        return False  # wrong beyond the tolerance, not only less precise
+    x = expected.astype(np.float64)
+    return _lower_precision(x, got.astype(np.float64), PRECISION_RTOL.get(expected.dtype.itemsize)) is not None
+
+
+def _lower_precision(x: np.ndarray, y: np.ndarray, limit: float | None) -> int | None:
+    """The worst element of an array computed at a lower precision than the original's, or None.
+
+    Each element within the tolerance of the array's largest magnitude is not
+    enough: single precision rounds every element at about 6e-8 of itself,
+    far inside 1e-6 of the largest. Where the original's elements are finite
+    and non-zero, the median of their relative differences tells a reordered
+    computation (about 1e-15) from one in single precision.
+    """
+    if limit is None:
+        return None
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        usable = np.isfinite(x) & np.isfinite(y) & (x != 0)
+        if int(usable.sum()) < PRECISION_MIN_ELEMENTS:
+            return None
+        rel = np.abs(x - y) / np.abs(x)
+        rel[~usable] = 0.0
+        if float(np.median(rel[usable])) <= limit:
+            return None
+    return int(np.argmax(rel))
 
 
 def returned_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, *, special: bool = False) -> bool:

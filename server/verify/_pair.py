@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import Results, first_difference, results, returned_difference, same_bytes
+from ._compare import Results, first_difference, lower_precision, results, returned_difference, same_bytes
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
-from ._worker import Interface, Layout, Worker, WorkerFailure, layout_for
+from ._worker import CpuLedger, Interface, Layout, Worker, WorkerFailure, layout_for
 
 # Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
 SYSCALL_NAMES = {
@@ -190,7 +190,9 @@ class Pair:
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
                 at = self.plan.params[i].label(bad)
-                return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])} ({where})"
+                low = " (most elements differ by more than 1e-8 of themselves: a lower precision)" if (
+                    self.rtol is None and lower_precision(x, y)) else ""
+                return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])}{low} ({where})"
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
             if self.iface.return_kind is ReturnKind.VECTOR:
@@ -224,19 +226,26 @@ class Pair:
         cpu = run_wall = 0.0
         start = time.monotonic()
         slower = 0
+        # CPU time a candidate spends outside its calls beyond the original's is charged to them (see CpuLedger).
+        ledger = CpuLedger.open(self.original, self.candidate)
+        orig_wall = 0.0
+        calls = 0
         try:
             for k, case in enumerate(cases):
                 counts = self.counts(case, timeout)
                 placed = self.layout(case, counts, 0)
                 assert placed is not None
                 layout, alias_of = placed
+                marks = {}
                 for worker in (self.original, self.candidate):
                     worker.cont()
+                    marks[id(worker)] = worker.usage()
                     worker.send_setup(seed=case.seed, array_profile=case.array_profile,
                                       scalar_profile=int(case.scalars), lens=list(case.lengths), counts=counts,
                                       layout=layout, alias_of=alias_of)
                 for worker in (self.original, self.candidate):
                     worker.setup_done(len(counts), timeout)
+                    ledger.command(worker, marks[id(worker)], worker.usage())
                 order = (self.original, self.candidate) if k % 2 == 0 else (self.candidate, self.original)
                 took: dict[int, float] = {}
                 for worker in order:
@@ -247,7 +256,11 @@ class Pair:
                     took[id(worker)] = worker.call(timeout)
                     after = worker.usage()
                     worker.stop()
+                    ledger.call(worker, before, after)
+                    if worker is self.original:
+                        orig_wall += took[id(worker)]
                     if worker is self.candidate:
+                        calls += 1
                         cpu += after.run_s - before.run_s
                         run_wall += took[id(worker)]
                         if after.threads > thread_budget:
@@ -255,8 +268,12 @@ class Pair:
                                                      f"{thread_budget}")
                 for worker in (self.original, self.candidate):
                     worker.cont()
+                mark = self.original.usage()
                 expected = self.results(self.original, layout, counts, timeout)
+                ledger.command(self.original, mark, self.original.usage())
+                mark = self.candidate.usage()
                 got = self.results(self.candidate, layout, counts, timeout)
+                ledger.command(self.candidate, mark, self.candidate.usage())
                 wrong = self.difference(expected, got, case, counts, timed=True)
                 if wrong:
                     return Outcome("incorrect", wrong)
@@ -284,6 +301,12 @@ class Pair:
         if cpu > budget:
             return Outcome("unsafe", f"the candidate used {cpu:.2f} s of CPU time in {run_wall:.2f} s of calls: more "
                                      f"than {thread_budget} thread{'s' if thread_budget > 1 else ''} can")
+        extra = ledger.charge_s(self.original, self.candidate)
+        # In wall time at the rate the original's calls got the CPU (a busy machine gives less than one core).
+        orig_cpu = ledger.calls.get(id(self.original), 0.0)
+        rate = max(1.0, orig_wall / orig_cpu) if orig_cpu > 0 else 1.0
+        extra_ms = extra * rate * 1e3 / max(calls, 1)
+        out.candidate_ms = [t + extra_ms for t in out.candidate_ms]
         return out
 
     # ------------------------------------------------------------ failures
@@ -298,6 +321,8 @@ class Pair:
         if failure.kind == "timeout":
             return Outcome("timeout", f"the candidate did not finish within {timeout:.0f} s{at}"
                                       + (" while being timed" if timing else ""))
+        if failure.kind == "unlocked":
+            return Outcome("unsafe", failure.detail + at)
         if failure.kind == "syscall" or (failure.kind == "died" and failure.signal == signal.SIGSYS):
             return Outcome("unsafe", forbidden(failure.syscall) + at)
         if failure.kind == "protocol":

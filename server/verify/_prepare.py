@@ -36,6 +36,7 @@ from ._worker import Interface, Worker, WorkerFailure
 
 MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
 CALIBRATE_S = 6.0
+PROFILE_BUDGET_S = 0.1  # the most one call on another profile (inputs included) may take at its large size
 
 
 @dataclass
@@ -124,6 +125,7 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         domain = _refine_domain(runner, original, iface, plan, choice, domain, notes)
     finally:
         original.close()
+    domain = _profile_sizes(runner, original_exe, tool, iface, plan, choice, domain, n, baseline)
     cost = _cost_model(points, n, baseline, memory_bound=baseline < runner.settings.min_time_ms)
     prepared = Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
                          n, baseline, cost, rtol, notes)
@@ -217,6 +219,60 @@ def _calibrate(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPl
     if not points:
         raise Stop(runner.verdict(Status.UNSUPPORTED, "the original's inputs do not fit in memory even at size 8"))
     return chosen, t, points
+
+
+def _profile_sizes(runner: Runner, exe: Path, tool: Toolchain, iface: Interface, plan: HarnessPlan, choice: list[int],
+                   domain: Domain, n: int, baseline_ms: float) -> Domain:
+    """The largest size, up to the problem size, at which each profile stays cheap for the original.
+
+    The problem size is chosen on random inputs; on another profile the original
+    may be far slower (a search that stops early on repeated values, sorting the
+    inputs), so each profile is tried once at the problem size and at a quarter
+    of the size until one call, inputs included, fits in ``PROFILE_BUDGET_S``
+    (or a few times the original's time). A profile too slow even above the
+    small sizes is checked at those only.
+    """
+    budget = max(PROFILE_BUDGET_S, 4 * baseline_ms / 1e3)
+    profiles: list[tuple[ArrayProfile | ScalarProfile, dict[str, object]]] = [
+        (p, {"arrays": p}) for p in domain.arrays if p is not ArrayProfile.RANDOM]
+    profiles += [(p, {"scalars": p}) for p in domain.scalars if p is not ScalarProfile.RANDOM]
+    if not profiles:
+        return domain
+    worker: Worker | None = None
+    sizes: list[tuple[ArrayProfile | ScalarProfile, int]] = []
+    try:
+        for profile, kw in profiles:
+            size = n
+            while True:
+                runner.check_cancel()
+                if size <= _cases.LARGE_PROFILE_SIZES[1]:
+                    sizes.append((profile, 0))
+                    break
+                if worker is None:
+                    worker = runner.start(exe, "the original", threads=1, lockdown=original_lockdown(tool))
+                    worker.hello()
+                pair = Pair(worker, worker, iface, plan, choice, plan.tolerance)
+                probe = _cases.case(plan, size, 4242, **kw)  # type: ignore[arg-type]
+                t0 = time.monotonic()
+                try:
+                    counts = pair.counts(probe, budget * 3)
+                    placed = pair.layout(probe, counts, 0)
+                    if placed is not None:
+                        Pair.setup(worker, probe, counts, *placed, budget * 3)
+                        worker.call(budget * 3)
+                except WorkerFailure:
+                    worker.close()
+                    worker = None
+                    size //= 4
+                    continue
+                if time.monotonic() - t0 <= budget:
+                    sizes.append((profile, size))
+                    break
+                size //= 4
+    finally:
+        if worker is not None:
+            worker.close()
+    return replace(domain, large=tuple(sizes))
 
 
 def _refine_domain(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPlan, choice: list[int], domain: Domain,

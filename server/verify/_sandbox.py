@@ -677,12 +677,14 @@ def spawn(
     env: dict[str, str] | None = None,
     sandbox: bool | None = None,
     readable: tuple[Path, ...] | list[Path] = (),
+    seccomp: bytes | None = None,
 ) -> Spawned:
     """Start ``argv`` in ``cwd`` under ``limits`` and leave it running; ``fds`` maps child fd -> parent fd.
 
     The child's fd 0 and the numbers in ``fds`` are the only descriptors it
-    inherits (besides its stdout and stderr pipes). Raises ``OSError`` when the
-    command cannot be started.
+    inherits (besides its stdout and stderr pipes). ``seccomp`` is a filter
+    program bubblewrap installs before it starts the command (see ``_seccomp``).
+    Raises ``OSError`` when the command cannot be started.
     """
     want = _enabled if sandbox is None else sandbox
     use_bwrap = False
@@ -690,11 +692,16 @@ def spawn(
         use_bwrap, _ = _probe()
     _warn_once(sandbox_status(want))
     cwd = Path(cwd).resolve()
-    info_r = info_w = -1
+    info_r = info_w = filter_fd = -1
     extra: list[str] = []
     if use_bwrap:
         info_r, info_w = os.pipe()
         extra = ["--as-pid-1", "--info-fd", str(info_w)]
+        if seccomp:
+            filter_fd = os.memfd_create("perfalign-seccomp", 0)
+            os.write(filter_fd, seccomp)
+            os.lseek(filter_fd, 0, os.SEEK_SET)
+            extra += ["--seccomp", str(filter_fd)]
     launch = _launch(argv, cwd, limits, use_bwrap, [str(p) for p in readable], extra)
     exceeded = threading.Event()
     out_r, out_w = os.pipe()
@@ -703,6 +710,8 @@ def spawn(
     wanted = dict(fds)
     if use_bwrap:
         wanted[info_w] = info_w  # bubblewrap writes the command's pid here
+    if filter_fd >= 0:
+        wanted[filter_fd] = filter_fd  # bubblewrap reads the filter from here
 
     def prepare() -> None:
         limit()
@@ -733,6 +742,8 @@ def spawn(
         os.close(err_w)
         if info_w >= 0:
             os.close(info_w)
+        if filter_fd >= 0:
+            os.close(filter_fd)
     collectors = [_Collector(out_r, limits.output_bytes, exceeded), _Collector(err_r, limits.output_bytes, exceeded)]
     for c in collectors:
         c.start()

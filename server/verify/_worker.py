@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ._plan import Kind, ReturnKind
 from ._sandbox import Cancelled, Limits, Spawned, spawn
+from ._seccomp import launch_filter
 
 MAGIC = 0x31574650
 OP_HELLO, OP_COUNTS, OP_SETUP, OP_CALL, OP_DUMP, OP_THREADS, OP_QUIT = 1, 2, 3, 4, 5, 6, 7
@@ -54,6 +55,7 @@ class WorkerFailure(Exception):
 
     ``kind`` is ``fault`` (a memory error the worker saw: ``detail`` names the
     array), ``syscall`` (a forbidden system call, ``syscall`` its number),
+    ``unlocked`` (it answered without its seccomp filter in place),
     ``timeout``, ``died`` (an exit or a signal: ``signal``, ``returncode``),
     ``fail`` (the worker refused a command: ``detail``) or ``protocol``.
     """
@@ -144,6 +146,59 @@ class Usage:
     threads: int
 
 
+def cpu_outside_calls(first: Usage, last: Usage, in_calls_s: float) -> float:
+    """CPU seconds a worker spent between two readings of its usage, less the run time of its calls.
+
+    The larger of two counts of the whole: the run time of its live threads
+    (to the nanosecond) and the kernel's CPU time of the process, threads that
+    ended included (in clock ticks: less one tick of rounding at each end).
+    """
+    live = last.run_s - first.run_s
+    whole = last.cpu_s - first.cpu_s - 2.0 / _TICK
+    return max(live, whole) - in_calls_s
+
+
+COMMAND_NOISE = 0.1  # commands (inputs, results) are the same work on both sides, give or take this share
+COMMAND_NOISE_S = 0.005
+
+
+@dataclass
+class CpuLedger:
+    """Where each worker's CPU time went in a timing session: its calls, its commands, and the rest (idle).
+
+    Outside its calls a worker generates inputs and copies results (commands,
+    the same work on both sides) and otherwise waits for perfalign. A
+    candidate that works while it should wait (a signal handler, a thread that
+    goes on after the call answered, a library function of its own the worker
+    calls) shows CPU time there, or commands dearer than the original's.
+    """
+
+    first: dict[int, Usage]
+    calls: dict[int, float] = field(default_factory=dict)
+    commands: dict[int, float] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, *workers: "Worker") -> "CpuLedger":
+        return cls({id(w): w.usage() for w in workers})
+
+    def call(self, worker: "Worker", before: Usage, after: Usage) -> None:
+        self.calls[id(worker)] = self.calls.get(id(worker), 0.0) + after.run_s - before.run_s
+
+    def command(self, worker: "Worker", before: Usage, after: Usage) -> None:
+        self.commands[id(worker)] = self.commands.get(id(worker), 0.0) + after.run_s - before.run_s
+
+    def charge_s(self, original: "Worker", candidate: "Worker") -> float:
+        """CPU seconds the candidate spent outside its calls beyond the original: all of it while idle, and what
+        its commands took beyond the original's by more than their noise."""
+        idle, commands = {}, {}
+        for w in (original, candidate):
+            commands[id(w)] = self.commands.get(id(w), 0.0)
+            idle[id(w)] = cpu_outside_calls(self.first[id(w)], w.usage(), self.calls.get(id(w), 0.0)) - commands[id(w)]
+        extra_idle = max(0.0, idle[id(candidate)] - max(idle[id(original)], 0.0))
+        allowed = commands[id(original)] * (1 + COMMAND_NOISE) + COMMAND_NOISE_S
+        return extra_idle + max(0.0, commands[id(candidate)] - allowed)
+
+
 @dataclass
 class Worker:
     """One worker process and its channels."""
@@ -156,6 +211,7 @@ class Worker:
     cancel: threading.Event | None = None
     shm_size: int = 0
     stopped: bool = False
+    locked: bool = False  # started with PF_LOCKDOWN: its seccomp filter must be in place by its first answer
     _map: mmap.mmap | None = None
     _buffer: bytes = field(default=b"", repr=False)
 
@@ -167,16 +223,19 @@ class Worker:
         cmd_r, cmd_w = os.pipe()
         rep_r, rep_w = os.pipe()
         shm_fd = os.memfd_create("perfalign-worker", 0)
+        lockdown = env.get("PF_LOCKDOWN")
+        # The sandbox installs the worker's filter before the worker's program runs (see ``_seccomp``).
+        seccomp = launch_filter(threads=lockdown == "threads") if lockdown else None
         try:
             process = spawn([str(exe)], cwd=cwd, fds={0: cmd_r, 3: rep_w, 4: shm_fd}, limits=limits, env=env,
-                            sandbox=sandbox)
+                            sandbox=sandbox, seccomp=seccomp)
         except BaseException:
             for fd in (cmd_r, cmd_w, rep_r, rep_w, shm_fd):
                 os.close(fd)
             raise
         os.close(cmd_r)
         os.close(rep_w)
-        return cls(process, cmd_w, rep_r, shm_fd, name, cancel)
+        return cls(process, cmd_w, rep_r, shm_fd, name, cancel, locked=bool(lockdown))
 
     def close(self) -> None:
         self._map = None
@@ -268,6 +327,10 @@ class Worker:
     def hello(self, timeout: float = 30.0) -> Interface:
         self._send(OP_HELLO)
         payload = self._expect(OP_HELLO, OP_HELLO, timeout)
+        if self.locked and self.seccomp_mode() == 0:
+            # The filter is the kernel's guarantee; code that ran before the worker's own (or instead of it) skipped it.
+            raise WorkerFailure("unlocked", who=self.name, detail=f"{self.name} runs without the worker's lockdown "
+                                "(no seccomp filter): code of its own ran before the worker's or replaced it")
         values = struct.unpack(f"<{len(payload) // 4}i", payload)
         n, ret_kind, ret_esize, ret_float, ret_signed, page = values[:6]
         params = [ParamType(Kind(values[6 + 5 * i]), values[7 + 5 * i], bool(values[8 + 5 * i]), bool(values[9 + 5 * i]),
@@ -363,6 +426,17 @@ class Worker:
         while (threads := self.usage().threads) > budget and time.monotonic() < deadline:
             time.sleep(0.01)
         return threads
+
+    def seccomp_mode(self) -> int | None:
+        """The worker's seccomp mode as the kernel reports it (2: a filter), or None when it cannot be read."""
+        try:
+            with open(f"/proc/{self.process.pid}/status", "rb") as fh:
+                for line in fh:
+                    if line.startswith(b"Seccomp:"):
+                        return int(line.split()[1])
+        except (OSError, IndexError, ValueError):
+            return None
+        return None
 
     def usage(self) -> Usage:
         """The worker's CPU time so far and its thread count now (see :class:`Usage`)."""

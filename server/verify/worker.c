@@ -18,7 +18,17 @@
  * priority), the worker drops the ability to gain privileges, makes itself
  * undumpable (no other process may read its memory) and installs a seccomp
  * filter: no new processes, no namespaces, no tracing of other processes, no
- * exec; threads only where PF_LOCKDOWN=threads (the OpenMP budget).
+ * exec; threads only where PF_LOCKDOWN=threads (the OpenMP budget). The
+ * lockdown is the default: only the sanitizer builds (whose runtimes start
+ * threads of their own) go without.
+ *
+ * The worker's own system calls (the lockdown, the channel, the guard pages)
+ * go straight to the kernel, never through the C library's functions: the
+ * side's unit is linked into this program, and a unit that defines `prctl`,
+ * `getenv`, `read`, `write` or `mprotect` itself would otherwise be called in
+ * their place (an executable's definitions take precedence over the
+ * library's) and could skip the lockdown, forge or delay the replies, or lift
+ * the guard pages.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -101,10 +111,83 @@ static char *region[PF_MAXP];  /* shared mode: the guarded region (guard, body, 
 static size_t region_len[PF_MAXP];
 static void *exact_buf[PF_MAXP];  /* exact mode: malloc'd, for AddressSanitizer */
 
+/* Sanitizer builds (the probes, the race check) run without the lockdown: their runtimes start threads and
+   map memory of their own. The worker asks the compiler; the side's unit is screened for asking. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PF_NO_LOCKDOWN 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PF_NO_LOCKDOWN 1
+#endif
+#endif
+
+/* ---------------------------------------------------------------- system calls */
+
+/* Sanitizer builds keep the C library's calls, which their runtimes intercept (and are never timed). */
+#if defined(__linux__) && defined(__x86_64__) && !defined(PF_NO_LOCKDOWN)
+#define PF_RAW 1
+static long pf_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+    long ret;
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#elif defined(__linux__) && defined(__aarch64__) && !defined(PF_NO_LOCKDOWN)
+#define PF_RAW 1
+static long pf_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+    register long x8 __asm__("x8") = nr;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    register long x5 __asm__("x5") = f;
+    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+    return x0;
+}
+#endif
+
+#ifdef PF_RAW
+/* The kernel's answer as the C library gives it: -1 with errno set, or the result. */
+static long pf_ret(long r) {
+    if (r < 0 && r > -4096) {
+        errno = (int)-r;
+        return -1;
+    }
+    return r;
+}
+#define pf_read(fd, buf, n) pf_ret(pf_sys6(__NR_read, (fd), (long)(buf), (long)(n), 0, 0, 0))
+#define pf_write(fd, buf, n) pf_ret(pf_sys6(__NR_write, (fd), (long)(buf), (long)(n), 0, 0, 0))
+#define pf_mprotect(addr, n, prot) pf_ret(pf_sys6(__NR_mprotect, (long)(addr), (long)(n), (prot), 0, 0, 0))
+#define pf_munmap(addr, n) pf_ret(pf_sys6(__NR_munmap, (long)(addr), (long)(n), 0, 0, 0, 0))
+#define pf_prctl(op, a, b, c, d) pf_ret(pf_sys6(__NR_prctl, (op), (long)(a), (long)(b), (long)(c), (long)(d), 0))
+static void *pf_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off) {
+    long r = pf_sys6(__NR_mmap, (long)addr, (long)n, prot, flags, fd, (long)off);
+    if (r < 0 && r > -4096) {
+        errno = (int)-r;
+        return MAP_FAILED;
+    }
+    return (void *)r;
+}
+#else
+#define pf_read read
+#define pf_write write
+#define pf_mprotect mprotect
+#define pf_munmap munmap
+#define pf_mmap mmap
+#define pf_prctl prctl
+#endif
+
+/* ---------------------------------------------------------------- the channel */
+
 static void write_all(int fd, const void *data, size_t n) {
     const char *p = (const char *)data;
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        ssize_t w = pf_write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR) continue;
             _exit(70);
@@ -128,7 +211,7 @@ static void reply_text(uint32_t op, const char *text) { reply(op, text, strlen(t
 static int read_all(int fd, void *data, size_t n) {
     char *p = (char *)data;
     while (n > 0) {
-        ssize_t r = read(fd, p, n);
+        ssize_t r = pf_read(fd, p, n);
         if (r == 0) return 0;
         if (r < 0) {
             if (errno == EINTR) continue;
@@ -211,9 +294,10 @@ static void install_handlers(void) {
 
 static void lockdown(int allow_threads) {
     /* Namespaces and a new process are never allowed; a thread (CLONE_THREAD) only within the OpenMP budget. */
-    const uint32_t spaces = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
-                            CLONE_NEWCGROUP;
-    struct sock_filter filter[] = {
+#define PF_SPACES (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
+                   CLONE_NEWCGROUP)
+    /* static: built by the compiler, not copied at run time by a memcpy a side's unit could define */
+    static struct sock_filter filter[] = {
         PF_LOAD(arch),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PF_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
@@ -253,7 +337,7 @@ static void lockdown(int allow_threads) {
         PF_ERRNO_IF(__NR_socketpair, EACCES),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 6),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, spaces, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PF_SPACES, 3, 0),
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 2),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0), /* placeholder: threads allowed? patched below */
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -267,34 +351,51 @@ static void lockdown(int allow_threads) {
                                   : (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
     prog.len = (unsigned short)n;
     prog.filter = filter;
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+    if (pf_prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
         static const char msg[] = "perfalign worker: cannot install the seccomp filter\n";
-        ssize_t r = write(2, msg, sizeof msg - 1);
+        ssize_t r = pf_write(2, msg, sizeof msg - 1);
         (void)r;
         _exit(71);
     }
 }
 #endif
 
-__attribute__((constructor(101))) static void pf_lockdown(void) {
-    const char *mode = getenv("PF_LOCKDOWN");
+/* The lockdown's mode, from the environment the kernel handed the process (never through getenv, which a
+   side's unit could define): "threads" allows threads, anything else (or nothing) allows none. */
+static int pf_threads_allowed(char **envp) {
+    static const char key[] = "PF_LOCKDOWN=threads";
+    char **e;
+    for (e = envp; e && *e; e++) {
+        size_t i = 0;
+        while (key[i] && (*e)[i] == key[i]) i++;
+        if (!key[i] && !(*e)[i]) return 1;
+    }
+    return 0;
+}
+
+__attribute__((constructor(101))) static void pf_lockdown(int argc, char **argv, char **envp) {
+#ifdef PF_NO_LOCKDOWN
+    (void)argc, (void)argv, (void)envp;  /* sanitizer builds: their runtimes start threads of their own */
+#else
     struct sigaction sa;
-    if (!mode || !*mode) return;  /* sanitizer builds: their runtimes start threads of their own */
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    (void)argc, (void)argv;
+    /* Only raw system calls until the filter is in place: no function a side's unit could define runs first. */
+    pf_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    pf_prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+#ifdef PF_ARCH
+    lockdown(pf_threads_allowed(envp));
+#else
+    {
+        static const char msg[] = "perfalign worker: no seccomp filter for this architecture\n";
+        ssize_t r = pf_write(2, msg, sizeof msg - 1);
+        (void)r;
+        _exit(72);
+    }
+#endif
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sigsys;
     sa.sa_flags = SA_SIGINFO;
     sigaction(SIGSYS, &sa, 0);
-#ifdef PF_ARCH
-    lockdown(strcmp(mode, "threads") == 0);
-#else
-    {
-        static const char msg[] = "perfalign worker: no seccomp filter for this architecture\n";
-        ssize_t r = write(2, msg, sizeof msg - 1);
-        (void)r;
-        _exit(72);
-    }
 #endif
 }
 
@@ -315,11 +416,11 @@ static void release_buffers(void) {
 
 static int map_shared(size_t len) {
     if (shm && shm_len == len) return 1;
-    if (shm) munmap(shm, shm_len);
+    if (shm) pf_munmap(shm, shm_len);
     shm = 0;
     shm_len = 0;
     if (len == 0) return 1;
-    shm = (char *)mmap(0, len, PROT_READ | PROT_WRITE, MAP_SHARED, SHM_FD, 0);
+    shm = (char *)pf_mmap(0, len, PROT_READ | PROT_WRITE, MAP_SHARED, SHM_FD, 0);
     if (shm == (char *)MAP_FAILED) {
         shm = 0;
         return 0;
@@ -411,9 +512,9 @@ static void do_setup(const unsigned char *p) {
             }
             region[i] = shm + off[i];
             region_len[i] = body + 2 * pagesz;
-            mprotect(region[i], pagesz, PROT_NONE);
-            mprotect(region[i] + pagesz, body, PROT_READ | PROT_WRITE);
-            mprotect(region[i] + pagesz + body, pagesz, PROT_NONE);
+            pf_mprotect(region[i], pagesz, PROT_NONE);
+            pf_mprotect(region[i] + pagesz, body, PROT_READ | PROT_WRITE);
+            pf_mprotect(region[i] + pagesz + body, pagesz, PROT_NONE);
             ptrs[i] = region[i] + pagesz + (at_end[i] ? body - bytes : 0);
         }
     }
