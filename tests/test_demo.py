@@ -38,5 +38,5 @@ def test_make_demo_shows_a_verified_faster_rewrite(tmp_path: Path) -> None:
     ran = subprocess.run(demo_command(), cwd=REPO, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert re.search(r"candidate \d+ is [\d.]+× \[[\d.]+, [\d.]+\] faster", ran.stdout), ran.stdout + ran.stderr[-2000:]
-    assert re.search(r"^candidate \d+: faster ", ran.stderr, re.MULTILINE), ran.stderr[-2000:]
+    assert re.search(r"^candidate \d+: faster: ", ran.stderr, re.MULTILINE), ran.stderr[-2000:]
     assert "measured at -O3" in ran.stdout

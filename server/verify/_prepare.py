@@ -32,6 +32,7 @@ from ._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober
 from ._runner import Runner, Stop
 from ._sandbox import RunResult
+from ._stats import compare
 from ._toolchain import Toolchain, compiler_error
 from ._units import ArrayProfile, ScalarProfile
 from ._worker import Interface, Worker, WorkerFailure
@@ -175,8 +176,6 @@ def _second_size(runner: Runner, prepared: Prepared) -> int | None:
 
 def _compiler_alone(runner: Runner, prepared: Prepared, rng: random.Random) -> float | None:
     """The original at the verdicts' flags against itself at -O3 -march=native: a speedup, or None."""
-    from . import _stats
-
     assert prepared.native_exe is not None
     lockdown = original_lockdown(prepared.toolchain)
     threads = runner.threads
@@ -198,7 +197,7 @@ def _compiler_alone(runner: Runner, prepared: Prepared, rng: random.Random) -> f
             second.close()
     if not isinstance(timed, Timings) or len(timed.baseline_ms) < 3:
         return None  # -march=native changed the results beyond the tolerance, or it could not run: not measured
-    return round(_stats.compare(timed.baseline_ms, timed.candidate_ms).speedup, 3)
+    return round(compare(timed.baseline_ms, timed.candidate_ms).speedup, 3)
 
 
 def _build_failure(runner: Runner, res: RunResult, what: str, info: FunctionInfo, results: list[RunResult],
