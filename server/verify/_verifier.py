@@ -46,6 +46,7 @@ RACE_REPS = 20
 RETRY_NICE = 10  # a second try after a timeout runs at this much lower priority
 RETRY_BASELINE_MS = 1000.0  # a timeout is retried when the original takes at most this long at the largest size
 ONE_THREAD_REPS = 7  # pairs of the OpenMP candidate's session at one thread
+DEFAULT_PAIRS = 21  # the least pairs at the smaller size of the confirmation session
 RACE_UNAVAILABLE = ("race detection was not available (it needs clang, ThreadSanitizer's runtime and LLVM's "
                     "Archer: see docs/safety.md), so data races were looked for only by repeated runs")
 RACE_MEMORY = 64 * 1024**2  # the largest inputs the race detector runs on (its shadow memory is several times that)
@@ -315,7 +316,9 @@ class FunctionVerifier:
             sizes = [(size, reps)]
             if prepared.second_size is not None:
                 small = prepared.second_size
-                sizes.append((small, reps * 3 if prepared.cost(small) < 1.0 else reps))
+                # Shorter calls, so more of them: a burst of load weighs more on each (at least the default 21).
+                more = max(reps, DEFAULT_PAIRS)
+                sizes.append((small, more * 3 if prepared.cost(small) < 1.0 else more))
             confirm = self._session(prepared, exe, sizes, warmups, timeout, limit)
             confirmed, again = confirm[0]
             sessions.append(_session_entry(confirmed, size, self.threads))
