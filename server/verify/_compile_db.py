@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def compile_flags_for(path: Path) -> list[str]:
-    """Include paths, defines, language, optimisation and target flags for ``path`` from the nearest compile_commands.json.
+    """Include paths, defines, language, -O and target flags for ``path`` from the nearest compile_commands.json.
 
     Output, input and dependency-file arguments are dropped; -I paths are made absolute.
     """

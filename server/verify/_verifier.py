@@ -368,7 +368,7 @@ class FunctionVerifier:
 
     def _session(self, prepared: Prepared, exe: Path, sizes: list[tuple[int, int]], warmups: int, timeout: float,
                  limit: float | None, *, threads: int | None = None) -> list[tuple[stats.Comparison, Timings]]:
-        """One timing session: a fresh pair of workers, interleaved calls at each (size, repetitions); a comparison each.
+        """One timing session: a fresh pair of workers, interleaved calls at each (size, repetitions), compared.
 
         A timeout while timing gets one more session at a lower priority with
         a longer limit before it is the verdict.

@@ -7,7 +7,8 @@ from perfalign.server.verdict import Status
 from perfalign.server.verify._stats import combine, compare
 
 
-def session(speedup: float, noise: float, n: int = 21, seed: int = 0, load: float = 0.0) -> tuple[list[float], list[float]]:
+def session(speedup: float, noise: float, n: int = 21, seed: int = 0,
+            load: float = 0.0) -> tuple[list[float], list[float]]:
     """Interleaved pairs: each pair shares a burst of load (``load``) that a paired statistic cancels."""
     rng = np.random.default_rng(seed)
     bursts = 1.0 + load * rng.random(n)

@@ -17,7 +17,8 @@ CASES = Path(__file__).resolve().parents[1] / "cases"
 def _verifier(folder: str, function: str, mode: str = "serial", **settings: object) -> Iterator[FunctionVerifier]:
     path = CASES / folder / "original.c"
     with FunctionVerifier(
-        path.read_text(), "c", function, mode=mode, settings=Settings(**settings), source_path=path  # type: ignore[arg-type]
+        path.read_text(), "c", function, mode=mode, settings=Settings(**settings),  # type: ignore[arg-type]
+        source_path=path,
     ) as verifier:
         failure = verifier.prepare()
         assert failure is None, failure.detail
