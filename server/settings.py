@@ -48,7 +48,8 @@ class Settings(BaseModel):
     threads: int = Field(2, ge=1, le=1024)
     cc: str = Field("gcc", min_length=1)
     cxx: str = Field("g++", min_length=1)
-    cflags: list[str] = Field(default_factory=lambda: ["-O2"])
+    # Without a compile_commands.json entry, candidates are built and timed at these (the level HPC code ships at).
+    cflags: list[str] = Field(default_factory=lambda: ["-O3"])
     # At least 1: a suggestion is never shown unless its whole interval says faster.
     threshold: float = Field(1.05, ge=1.0)
     compile_timeout_s: float = Field(60.0, gt=0)

@@ -29,12 +29,20 @@ CORRECT = TIMED
 class Verdict:
     """The verdict of DESIGN.md.
 
-    ``speedup`` is median original time / median candidate time; ``ci95`` its
-    bootstrap 95% interval; ``detail`` a short, human-readable reason.
+    ``speedup`` is the median, over interleaved pairs of calls, of original
+    time / candidate time (for steady timings: median original time / median
+    candidate time); ``ci95`` its bootstrap 95% interval, spanning both timing
+    sessions when there were two; ``detail`` a short, human-readable reason.
     ``path`` says how the candidate was driven: the generated ``harness`` or the
     project's own commands (``project``). ``timings`` holds the per-run
     milliseconds (``baseline`` and ``candidate``) and ``phases`` the wall
-    seconds spent compiling, checking and timing.
+    seconds spent compiling, checking and timing. ``flags`` are the compiler
+    flags the function was built and timed with; ``compiler_alone`` is what the
+    compiler alone gives: the original's time at those flags / its time at
+    ``-O3 -march=native`` (None when not measured). ``one_thread_speedup`` is
+    an OpenMP candidate's speedup with one thread; ``sessions`` one entry per
+    timing session (``size``, ``threads``, ``status``, ``speedup``, ``ci95``,
+    ``p_value``).
     """
 
     status: Status
@@ -50,6 +58,10 @@ class Verdict:
     path: str = "harness"
     timings: dict[str, list[float]] = field(default_factory=dict)
     phases: dict[str, float] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    compiler_alone: float | None = None
+    one_thread_speedup: float | None = None
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:

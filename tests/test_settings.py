@@ -20,7 +20,7 @@ DEFAULTS: dict[str, Any] = {
     "threads": 2,
     "cc": "gcc",
     "cxx": "g++",
-    "cflags": ["-O2"],
+    "cflags": ["-O3"],
     "threshold": 1.05,
     "compile_timeout_s": 60.0,
     "run_timeout_s": 60.0,

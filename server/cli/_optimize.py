@@ -10,6 +10,7 @@ import click
 
 from ..errors import describe
 from ..events import Candidate, CandidateGenerated, Finished, Progress, VerdictReady
+from ..verdict import Verdict
 
 # Exit statuses: 0 a faster candidate (or none faster, honestly measured); 1 bad input or a model/verifier
 # that could not be used; 3 the model wrote nothing usable; 130 interrupted.
@@ -54,6 +55,14 @@ def _interval(candidate: Candidate) -> str:
     if v.speedup is None or v.ci95 is None:
         return ""
     return f"{v.speedup:.2f}× [{v.ci95[0]:.2f}, {v.ci95[1]:.2f}]"
+
+
+def _measured_at(verdict: Verdict) -> str:
+    """Where the speedup was measured: the flags, and what the compiler alone gives there."""
+    text = f"measured at {' '.join(verdict.flags) or 'the compiler defaults'}"
+    if verdict.compiler_alone is not None:
+        text += f"; the compiler alone (-O3 -march=native on the original): {verdict.compiler_alone:.2f}×"
+    return text
 
 
 @click.command()
@@ -217,5 +226,6 @@ def _print_result(finished: Finished, interactive: bool) -> None:
     if finished.suggestions:
         best = finished.suggestions[0]
         console.print(f"[bold green]{finished.function}: candidate {best.index + 1} is {_interval(best)} faster[/]")
+        console.print(_measured_at(best.verdict), markup=False)
         console.print(Syntax(best.diff, "diff", theme="ansi_dark", background_color="default"))
     console.print(finished.summary)

@@ -92,6 +92,8 @@ def _print_human(verdict: Verdict, function: str) -> None:
     style = STATUS_STYLE.get(verdict.status, "bold red")
     console.print(f"[{style}]{verdict.status.value}[/{style}]  {escape(function)}: {escape(verdict.detail)}")
     if verdict.speedup is None:
+        if verdict.flags:
+            console.print(f"[dim]flags[/dim] {escape(' '.join(verdict.flags))}")
         return
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="dim")
@@ -102,6 +104,16 @@ def _print_human(verdict: Verdict, function: str) -> None:
     table.add_row("candidate", f"{verdict.candidate_ms:.3f} ms (median)")
     table.add_row("problem size", str(verdict.problem_size))
     table.add_row("threads", f"{verdict.threads} ({verdict.mode})")
+    if verdict.one_thread_speedup is not None:
+        table.add_row("at 1 thread", f"{verdict.one_thread_speedup:.3f}x")
+    table.add_row("flags", escape(" ".join(verdict.flags)) or "(the compiler's defaults)")
+    if verdict.compiler_alone is not None:
+        table.add_row("compiler alone", f"{verdict.compiler_alone:.3f}x  (the original at -O3 -march=native)")
+    for i, session in enumerate(verdict.sessions, 1):
+        low, high = session["ci95"]
+        table.add_row(f"session {i}", f"{session['status']}: {session['speedup']:.3f}x (95% CI {low:.3f}-{high:.3f}), "
+                                      f"size {session['size']}, {session['threads']} thread"
+                                      f"{'s' if session['threads'] > 1 else ''}")
     phases = ", ".join(f"{k} {v:.2f} s" for k, v in verdict.phases.items())
     table.add_row("took", phases)
     console.print(table)

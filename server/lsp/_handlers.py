@@ -799,6 +799,7 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         "model": ls.models.loaded_name,
         "llamaBuild": _llama_build(ls),
         "heavyModules": sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules),
+        "raceDetection": _race_detection(),
         "store": str(Path(ls.settings.db_path).expanduser()) if ls.settings.db_path else str(home_dir() / "perfalign.db"),
         "storeProblem": ls.store_problem or (ls.store_writer.disabled_reason if ls.store_writer is not None else None),
         "jobs": [j.describe() for j in ls.jobs.jobs.values() if not only_uri or j.uri == only_uri],
@@ -807,6 +808,16 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     }
     ls.log(f"report: {report}")
     return report
+
+
+def _race_detection() -> str:
+    """Whether OpenMP rewrites are checked for data races with ThreadSanitizer and Archer, in words."""
+    from ..verify import archer_available
+
+    if archer_available():
+        return "available (ThreadSanitizer with LLVM's Archer)"
+    return ("not available: OpenMP rewrites are checked for races only by repeated runs (install clang, its "
+            "ThreadSanitizer runtime and LLVM's Archer: see docs/safety.md)")
 
 
 def _llama_build(ls: PerfalignServer) -> str | None:

@@ -601,6 +601,12 @@ def apply_title(verdict: Any) -> str:
         details.append(f"95% CI {verdict.ci95[0]:.1f}–{verdict.ci95[1]:.1f}×")
     if verdict.threads and verdict.threads > 1:
         details.append(f"{verdict.threads} threads")
+    flags = getattr(verdict, "flags", None)
+    if flags:
+        details.append("at " + " ".join(flags))
+    alone = getattr(verdict, "compiler_alone", None)
+    if alone is not None:
+        details.append(f"-O3 -march=native alone {alone:.1f}×")
     return title + (f" ({', '.join(details)})" if details else "")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def compile_flags_for(path: Path) -> list[str]:
-    """Include paths, defines and language flags for ``path`` from the nearest compile_commands.json.
+    """Include paths, defines, language, -O and target flags for ``path`` from the nearest compile_commands.json.
 
     Output, input and dependency-file arguments are dropped; -I paths are made absolute.
     """
@@ -74,4 +74,6 @@ def _useful_flags(args: list[str], directory: Path) -> list[str]:
             out.append(arg)
         elif arg.startswith("-isystem"):
             out.append(arg)
+        elif arg.startswith("-O"):
+            out.append(arg)  # the optimisation level the user builds with
     return out

@@ -4,8 +4,10 @@ The steps, in order: build the glue, the original's unit, the worker and the
 sanitized original; size the arrays and learn the original's domain under
 AddressSanitizer and UBSan (``_probe``); grow the problem size until a call
 takes ``min_time_ms`` (the calibration); drop the profiles the original
-overflows on and the aliased pairs it does not work in place with; and check
-the original against itself in two processes.
+overflows on and the aliased pairs it does not work in place with; check
+the original against itself in two processes; and time the original at the
+verdicts' flags against itself at ``-O3 -march=native`` (what the compiler
+alone gives).
 """
 from __future__ import annotations
 
@@ -25,11 +27,12 @@ from ..verdict import Status
 from . import _cases, _plan, _units
 from ._cases import Case, Domain
 from ._compare import first_difference
-from ._pair import Pair, describe_failure
+from ._pair import Pair, Timings, describe_failure
 from ._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober
 from ._runner import Runner, Stop
 from ._sandbox import RunResult
+from ._stats import compare
 from ._toolchain import Toolchain, compiler_error
 from ._units import ArrayProfile, ScalarProfile
 from ._worker import Interface, Worker, WorkerFailure
@@ -37,6 +40,8 @@ from ._worker import Interface, Worker, WorkerFailure
 MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
 CALIBRATE_S = 6.0
 PROFILE_BUDGET_S = 0.1  # the most one call on another profile (inputs included) may take at its large size
+NATIVE_REPS = 9  # interleaved pairs of the compiler-alone comparison
+SECOND_SIZE_MIN_MS = 0.5  # a second timing size only where the original still takes this long there
 
 
 @dataclass
@@ -58,6 +63,9 @@ class Prepared:
     cost: Callable[[int], float] | None
     rtol: float | None
     notes: list[str] = field(default_factory=list)
+    second_size: int | None = None  # where the cost grows with size: a smaller size a faster verdict must hold at
+    native_exe: Path | None = None  # the original at -O3 -march=native
+    compiler_alone: float | None = None  # the original's time at the verdicts' flags / at -O3 -march=native
 
 
 def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, language: str, source_path: Path | None,
@@ -70,6 +78,7 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
     work = runner.workdir
     tool = Toolchain.for_function(runner.settings, language, runner.mode, source_text, source_path,
                                   headers=work / "headers")
+    runner.flags = tool.code_flags()
     ext = ".cpp" if language == "cpp" else ".c"
     glue_src, side_src, worker_src = work / f"glue{ext}", work / f"original{ext}", work / "worker.c"
     worker_src.write_text(importlib.resources.files(__package__).joinpath("worker.c").read_text())
@@ -88,13 +97,19 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
             (tool.compile_worker(worker_src, worker_obj), "the harness"),
             (tool.sanitized(worker_src, [glue_src, side_src], probe_exe), "sanitizers"),
         ]
+        native = tool.native()
+        native_obj = None
+        if native is not None:
+            dirs.append(runner.job())
+            native_obj = dirs[4] / "native.o"
+            jobs.append((native.compile([side_src], native_obj), "native"))
         results = runner.parallel([cmd for cmd, _ in jobs], runner.settings.compile_timeout_s, cwds=dirs)
         missing = [] if added or results[1].ok else _units.missing_std_headers(results[1].stderr)
         if not missing:
             break
         added = missing
         plan.function = info = replace(info, context="".join(f"#include <{h}>\n" for h in missing) + info.context)
-    for (cmd, what), res in zip(jobs, results):
+    for (cmd, what), res in list(zip(jobs, results))[:4]:
         if not res.ok:
             runner.check_cancel()
             _build_failure(runner, res, what, info, results, time.monotonic() - t0, source_path)
@@ -104,6 +119,12 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
                     cwd=exe_dir)
     if not res.ok:
         _build_failure(runner, res, "the original", info, [res], time.monotonic() - t0, source_path)
+    native_exe = None
+    if native_obj is not None and results[4].ok:
+        native_dir = runner.job()
+        linked = runner.run(tool.link_exe([worker_obj, glue_obj, native_obj], native_dir / "native"),
+                            runner.settings.compile_timeout_s, cwd=native_dir)
+        native_exe = native_dir / "native" if linked.ok else None
     runner.progress("confirming array sizes with AddressSanitizer")
     prober = Prober(probe_exe, plan, job=runner.job, env=lambda extra: {**runner.env(1, None), **extra},
                     sandbox=runner.settings.sandbox, cancel=runner.cancel)
@@ -128,7 +149,8 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
     domain = _profile_sizes(runner, original_exe, tool, iface, plan, choice, domain, n, baseline)
     cost = _cost_model(points, n, baseline, memory_bound=baseline < runner.settings.min_time_ms)
     prepared = Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
-                         n, baseline, cost, rtol, notes)
+                         n, baseline, cost, rtol, notes, native_exe=native_exe)
+    prepared.second_size = _second_size(runner, prepared)
     runner.progress("checking the harness on the original")
     _self_check(runner, prepared, rng)
     if skip_zero:
@@ -136,8 +158,58 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
     if added:
         prepared.notes.append("perfalign added " + ", ".join(f"#include <{h}>" for h in added)
                               + f" for the harness ({info.qualified_name}'s file does not include it itself)")
+    if native_exe is not None:
+        runner.progress("timing the original at -O3 -march=native")
+        prepared.compiler_alone = _compiler_alone(runner, prepared, rng)
     runner.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
     return prepared
+
+
+def _second_size(runner: Runner, prepared: Prepared) -> int | None:
+    """Half the problem size, when the original sees less data there and still takes long enough to time."""
+    n = prepared.problem_size
+    half = n // 2
+    if half < 8 or prepared.cost is None or prepared.cost(half) < SECOND_SIZE_MIN_MS:
+        return None
+    original = runner.start(prepared.original_exe, "the original", threads=1,
+                            lockdown=original_lockdown(prepared.toolchain))
+    try:
+        esizes = [p.esize for p in prepared.iface.params]
+        timeout = runner.settings.run_timeout_s
+        counts = [original.counts(list(_cases.case(prepared.plan, s, 1).lengths), prepared.choice, timeout=timeout)
+                  for s in (n, half)]
+    except WorkerFailure:
+        return None
+    finally:
+        original.close()
+    seen = [sum(c * e for c, e in zip(sized, esizes)) for sized in counts]
+    return half if seen[1] < seen[0] else None
+
+
+def _compiler_alone(runner: Runner, prepared: Prepared, rng: random.Random) -> float | None:
+    """The original at the verdicts' flags against itself at -O3 -march=native: a speedup, or None."""
+    assert prepared.native_exe is not None
+    lockdown = original_lockdown(prepared.toolchain)
+    threads = runner.threads
+    first = runner.start(prepared.original_exe, "the original", threads=threads, lockdown=lockdown)
+    second = None
+    try:
+        second = runner.start(prepared.native_exe, "the original at -O3 -march=native", threads=threads,
+                              lockdown=lockdown)
+        first.hello()
+        second.hello()
+        pair = Pair(first, second, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+        cases = _cases.timing_cases(prepared.plan, prepared.problem_size, NATIVE_REPS + 1, rng)
+        timed = pair.time(cases, 1, runner.time_timeout(prepared.baseline_ms), 2.0, threads)
+    except WorkerFailure:
+        return None
+    finally:
+        first.close()
+        if second is not None:
+            second.close()
+    if not isinstance(timed, Timings) or len(timed.baseline_ms) < 3:
+        return None  # -march=native changed the results beyond the tolerance, or it could not run: not measured
+    return round(compare(timed.baseline_ms, timed.candidate_ms).speedup, 3)
 
 
 def _build_failure(runner: Runner, res: RunResult, what: str, info: FunctionInfo, results: list[RunResult],

@@ -39,6 +39,7 @@ class Runner:
         self.cancel = cancel
         self.progress = progress
         self.threads = max(1, settings.threads) if mode == "openmp" else 1
+        self.flags: list[str] = list(settings.cflags)  # what verdicts report; the toolchain's once it is made
         self._workdir: Path | None = None
         self._counter = 0
         self._lock = threading.Lock()
@@ -64,6 +65,7 @@ class Runner:
         return path
 
     def verdict(self, status: Status, detail: str, **kw: object) -> Verdict:
+        kw.setdefault("flags", list(self.flags))
         return Verdict(status=status, detail=squash(detail), threads=self.threads, mode=self.mode, path="harness", **kw)  # type: ignore[arg-type]
 
     def check_cancel(self) -> None:
@@ -81,16 +83,28 @@ class Runner:
             env["PF_LOCKDOWN"] = lockdown
         return env
 
-    def start(self, exe: Path, name: str, *, threads: int, lockdown: str, passive: bool = True) -> Worker:
-        """A worker in a folder of its own that holds nothing but its own program."""
+    def start(self, exe: Path, name: str, *, threads: int, lockdown: str, passive: bool = True,
+              nice: int = 0) -> Worker:
+        """A worker in a folder of its own that holds nothing but its own program.
+
+        ``nice`` above 0 lowers its priority (a retry after a timeout: the rest
+        of the machine keeps its share while a candidate that hangs runs again).
+        """
         self.check_cancel()
         cwd = self.job()
         target = cwd / exe.name
         shutil.copyfile(exe, target)
         target.chmod(0o755)
         limits = Limits(wall_s=24 * 3600, cpu_s=max(self.settings.run_timeout_s * 8, 600), memory_bytes=RUN_MEMORY)
-        return Worker.start(target, name=name, cwd=cwd, limits=limits, env=self.env(threads, lockdown, passive=passive),
-                            sandbox=self.settings.sandbox, cancel=self.cancel)
+        worker = Worker.start(target, name=name, cwd=cwd, limits=limits,
+                              env=self.env(threads, lockdown, passive=passive), sandbox=self.settings.sandbox,
+                              cancel=self.cancel)
+        if nice > 0:
+            try:  # before its first command, so the threads it starts later inherit the priority
+                os.setpriority(os.PRIO_PROCESS, worker.process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
+            except OSError:
+                pass  # a priority it cannot be given: the retry runs at the normal one
+        return worker
 
     def run(self, argv: list[str], timeout: float, *, cwd: Path | None = None) -> RunResult:
         self.check_cancel()
@@ -115,6 +129,10 @@ class Runner:
 
     def time_timeout(self, baseline_ms: float) -> float:
         return min(self.settings.run_timeout_s, max(20.0, 40 * baseline_ms / 1000))
+
+    def retry_timeout(self, timeout: float) -> float:
+        """The limit of a call's second try after a timeout: twice the first, within ``run_timeout_s``."""
+        return max(timeout, min(self.settings.run_timeout_s, 2 * timeout))
 
 
 

@@ -22,7 +22,9 @@ OMP = re.compile(r"#\s*pragma\s+omp\b|\bomp_\w+\s*\(|<omp\.h>")
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 MAX_HEADERS = 400
 MAX_HEADER_BYTES = 32 * 1024 * 1024
+# perfalign's own worker (worker.c): its speed is not what is measured, and it is the same for both sides.
 WORKER_FLAGS = ["-O2", "-std=gnu11", "-w"]
+NATIVE = ["-O3", "-march=native"]  # what the compiler alone can do, for the compiler-alone comparison
 
 
 @dataclass
@@ -39,11 +41,18 @@ class Toolchain:
     @classmethod
     def for_function(cls, settings: Settings, language: str, mode: str, source_text: str, source_path: Path | None,
                      headers: Path) -> "Toolchain":
-        """The flags of the user's build, with the original's quoted headers copied under ``headers``."""
+        """The flags of the user's build, with the original's quoted headers copied under ``headers``.
+
+        ``cflags`` from the settings (default ``-O3``), then the flags of the
+        file's ``compile_commands.json`` entry; an ``-O`` level there is the one
+        the user builds with and replaces the settings' one.
+        """
         flags = list(settings.cflags)
         if source_path is not None:
             folder = source_path.resolve().parent
             project = compile_flags_for(source_path)
+            if any(f.startswith("-O") for f in project):
+                flags = [f for f in flags if not f.startswith("-O")]  # the level the user builds with
             flags += [f for f in project if not _names_folder(f, folder)]
             if QUOTED_INCLUDE.search(source_text):
                 mirror = copy_headers(source_text, folder, project, headers)
@@ -54,6 +63,30 @@ class Toolchain:
             flags.append("-fopenmp")
             link.append("-fopenmp")
         return cls(settings, language, mode, source_text, source_path, flags, link, openmp)
+
+    def code_flags(self) -> list[str]:
+        """The flags that decide the code (include paths and defines left out), as verdicts report them."""
+        out: list[str] = []
+        skip = False
+        for flag in self.flags:
+            if skip:
+                skip = False
+                continue
+            if flag in ("-I", "-D", "-U", "-isystem", "-include", "-iquote"):
+                skip = True
+                continue
+            if flag.startswith(("-I", "-D", "-U", "-isystem", "-iquote", "-include")):
+                continue
+            out.append(flag)
+        return out
+
+    def native(self) -> "Toolchain | None":
+        """The same build at ``-O3 -march=native``; None when the flags already say that."""
+        kept = [f for f in self.flags if not f.startswith(("-O", "-march=", "-mtune="))]
+        if _last_level(self.flags) == "-O3" and "-march=native" in self.flags:
+            return None
+        return Toolchain(self.settings, self.language, self.mode, self.source_text, self.source_path,
+                         [*kept, *NATIVE], list(self.link), self.openmp)
 
     def compiler(self) -> str:
         return self.settings.cxx if self.language == "cpp" else self.settings.cc
@@ -80,6 +113,12 @@ class Toolchain:
         compiler = self.compiler()
         worker_lang = ["-x", "c", str(worker), "-x", "none"] if self.language == "cpp" else [str(worker)]
         return [compiler, *keep, "-O1", "-g", "-w", *checks, *worker_lang, *map(str, units), "-o", str(out), *self.link]
+
+
+def _last_level(flags: list[str]) -> str:
+    """The optimisation level the compiler uses: the last ``-O`` flag (``-O0`` without one)."""
+    levels = [f for f in flags if f.startswith("-O")]
+    return levels[-1] if levels else "-O0"
 
 
 def _names_folder(flag: str, folder: Path) -> bool:

@@ -34,6 +34,17 @@ def test_a_rejected_candidate_still_exits_zero_with_its_reason() -> None:
     assert result.exit_code == 0
     assert result.stdout.startswith("incorrect")
     assert "'out'" in result.stdout
+    assert "flags -O3" in result.stdout  # every verdict says which flags it was built at
+
+
+def test_the_text_names_the_flags_the_sessions_and_the_compiler_alone() -> None:
+    result = run(ORIGINAL, "-f", "prefix_sums", "-c", str(CASES / "prefix" / "good_linear.c"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("faster")
+    lines = result.stdout.splitlines()
+    assert any(line.split()[:2] == ["flags", "-O3"] for line in lines), result.stdout
+    assert any(line.startswith("compiler alone") for line in lines), result.stdout
+    assert sum(line.startswith("session ") for line in lines) >= 2, result.stdout
 
 
 def test_openmp_mode_reports_threads() -> None:

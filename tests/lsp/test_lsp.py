@@ -261,6 +261,10 @@ async def test_actions_are_offered_on_a_function_and_not_outside_one(tmp_path: P
         assert report["model"] is None and report["heavyModules"] == []
         # Which llama.cpp build the model would run on, read without loading it.
         assert report["llamaBuild"] == llama_lib.installed_build().summary()
+        # Whether OpenMP rewrites get the race detector, in words.
+        from perfalign.server.verify import archer_available
+
+        assert report["raceDetection"].startswith("available" if archer_available() else "not available")
     assert caps is not None
     options = caps.code_action_provider
     assert isinstance(options, types.CodeActionOptions) and options.resolve_provider

@@ -17,5 +17,5 @@ def test_compile_flags_come_from_the_nearest_compile_commands(tmp_path: Path) ->
         "command": f"cc -Iinclude -DFAST=1 -std=c11 -O3 -o k.o -c {src}",
         "file": str(src),
     }]))
-    assert compile_flags_for(src) == [f"-I{tmp_path / 'build' / 'include'}", "-DFAST=1", "-std=c11"]
+    assert compile_flags_for(src) == [f"-I{tmp_path / 'build' / 'include'}", "-DFAST=1", "-std=c11", "-O3"]
     assert compile_flags_for(tmp_path.parent / "elsewhere.c") == []

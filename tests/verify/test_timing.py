@@ -1,0 +1,201 @@
+"""Timing against real gcc: a faster verdict holds in a second session, at the user's flags; retries; OpenMP traps."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from perfalign.server.settings import Settings
+from perfalign.server.verdict import TIMED, Status
+from perfalign.server.verify._verifier import FunctionVerifier, nested_parallel, verify_source
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+
+
+def _verifier(folder: str, function: str, mode: str = "serial", **settings: object) -> Iterator[FunctionVerifier]:
+    path = CASES / folder / "original.c"
+    with FunctionVerifier(
+        path.read_text(), "c", function, mode=mode, settings=Settings(**settings),  # type: ignore[arg-type]
+        source_path=path,
+    ) as verifier:
+        failure = verifier.prepare()
+        assert failure is None, failure.detail
+        yield verifier
+
+
+@pytest.fixture(scope="module")
+def prefix() -> Iterator[FunctionVerifier]:
+    yield from _verifier("prefix", "prefix_sums")
+
+
+@pytest.fixture(scope="module")
+def omp() -> Iterator[FunctionVerifier]:
+    yield from _verifier("omp", "weighted_sum", mode="openmp", threads=2)
+
+
+def candidate(folder: str, name: str) -> str:
+    return (CASES / folder / name).read_text()
+
+
+def test_faster_holds_in_two_sessions_and_a_smaller_size_at_o3(prefix: FunctionVerifier) -> None:
+    verdict = prefix.verify(candidate("prefix", "good_linear.c"))
+    assert verdict.status is Status.FASTER, verdict.detail
+    at_size = [s for s in verdict.sessions if s["size"] == verdict.problem_size and s["threads"] == 1]
+    assert len(at_size) == 2 and all(s["status"] == "faster" for s in at_size)
+    # The interval covers both sessions, not only one.
+    assert verdict.ci95[0] == pytest.approx(min(s["ci95"][0] for s in at_size), abs=1e-3)
+    assert verdict.ci95[1] == pytest.approx(max(s["ci95"][1] for s in at_size), abs=1e-3)
+    smaller = [s for s in verdict.sessions if s["size"] < verdict.problem_size]
+    assert len(smaller) == 1 and smaller[0]["status"] == "faster"  # prefix sums cost more as they grow
+    assert "in two sessions" in verdict.detail
+    assert verdict.flags == ["-O3"]
+    assert verdict.compiler_alone is not None and verdict.compiler_alone > 0
+    assert "-O3 -march=native" in verdict.detail
+
+
+def test_a_speedup_that_vanishes_at_a_smaller_size_is_not_significant(prefix: FunctionVerifier) -> None:
+    prepared = prefix._prepared
+    assert prepared is not None and prepared.second_size is not None
+    cut = (prepared.problem_size + prepared.second_size) // 2
+    code = f"""
+void prefix_sums(const double *a, double *out, int n) {{
+    if (n > {cut}) {{
+        double s = 0.0;
+        for (int i = 0; i < n; i++) {{ s += a[i]; out[i] = s; }}
+        return;
+    }}
+    for (int i = 0; i < n; i++) {{
+        double s = 0.0;
+        for (int j = 0; j <= i; j++)
+            s += a[j];
+        out[i] = s;
+    }}
+}}
+"""
+    verdict = prefix.verify(code)
+    assert verdict.status is Status.NOT_SIGNIFICANT, verdict.detail
+    assert "does not hold at a smaller size" in verdict.detail
+    assert not verdict.verified
+
+
+def test_a_clear_loser_is_timed_in_one_session_only(prefix: FunctionVerifier) -> None:
+    # The original's work twice over: slower, so no confirmation session is spent on it.
+    code = """
+void prefix_sums(const double *a, double *out, int n) {
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j <= i; j++)
+            s += a[j];
+        out[i] = s;
+    }
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j <= i; j++)
+            s += a[j];
+        if (out[i] != s)
+            out[i] = s;
+    }
+}
+"""
+    verdict = prefix.verify(code)
+    assert verdict.status is Status.SLOWER, verdict.detail
+    assert len(verdict.sessions) == 1
+
+
+def test_the_flags_of_the_files_compile_commands_entry_are_the_verdicts(tmp_path: Path) -> None:
+    source = (CASES / "prefix" / "good_linear.c").read_text()
+    src = tmp_path / "k.c"
+    src.write_text(source)
+    (tmp_path / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(tmp_path), "command": f"cc -O1 -fno-tree-vectorize -c {src}", "file": str(src)}]))
+    verdict = verify_source(source, "c", "prefix_sums", source, settings=Settings(min_time_ms=5.0), source_path=src)
+    assert verdict.status in TIMED, verdict.detail
+    assert verdict.flags == ["-O1", "-fno-tree-vectorize"]  # the entry's level replaces the default -O3
+    assert verdict.compiler_alone is not None
+
+
+def test_a_candidate_slow_only_under_load_is_retried_not_timed_out(prefix: FunctionVerifier) -> None:
+    # The first call of each process stalls for 11 s (as under a burst of load): past the 10 s a check call
+    # gets, within the second try's 20 s. The second try runs it at a lower priority and it is timed.
+    code = """
+#include <time.h>
+static int calls;
+void prefix_sums(const double *a, double *out, int n) {
+    if (calls++ == 0) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do clock_gettime(CLOCK_MONOTONIC, &t); while (t.tv_sec - t0.tv_sec < 11);
+    }
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j <= i; j++)
+            s += a[j];
+        out[i] = s;
+    }
+}
+"""
+    verdict = prefix.verify(code)
+    assert verdict.status in TIMED, verdict.detail
+    assert verdict.status is not Status.FASTER
+
+
+def test_a_parallel_rewrite_slower_at_one_thread_says_so(omp: FunctionVerifier) -> None:
+    # Fast with two threads; with one it recomputes the weight for every element, twice.
+    code = """
+#include <math.h>
+#include <omp.h>
+double weighted_sum(const double *x, int n, double scale) {
+    if (omp_get_max_threads() == 1) {
+        double s = 0.0;
+        for (int r = 0; r < 2; r++) {
+            s = 0.0;
+            for (int i = 0; i < n; i++)
+                s += x[i] * (exp(scale) / (1.0 + pow(scale, 1.5)));
+        }
+        return s;
+    }
+    const double w = exp(scale) / (1.0 + pow(scale, 1.5));
+    double s = 0.0;
+    #pragma omp parallel for reduction(+:s)
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s * w;
+}
+"""
+    verdict = omp.verify(code)
+    assert verdict.status in TIMED, verdict.detail
+    assert verdict.one_thread_speedup is not None and verdict.one_thread_speedup < 1.0
+    assert "with 1 thread it is" in verdict.detail and "slower than the original" in verdict.detail
+    assert any(s["threads"] == 1 for s in verdict.sessions)
+
+
+def test_nested_parallel_regions_are_named() -> None:
+    nested = """
+int row_max(const int *a, int n) {
+    int best = 0;
+    #pragma omp parallel for reduction(max:best)
+    for (int i = 0; i < n; i++) {
+        int s = 0;
+        #pragma omp parallel for reduction(+:s)
+        for (int j = 0; j < n; j++)
+            s += a[i * n + j];
+        if (s > best) best = s;
+    }
+    return best;
+}
+"""
+    flat = nested.replace("        #pragma omp parallel for reduction(+:s)\n", "")
+    region = """
+void scale(double *a, int n) {
+    #pragma omp parallel
+    {
+        #pragma omp for
+        for (int i = 0; i < n; i++) a[i] *= 2;
+    }
+}
+"""
+    assert nested_parallel(nested, "c") is not None and "inside another" in nested_parallel(nested, "c")
+    assert nested_parallel(flat, "c") is None
+    assert nested_parallel(region, "c") is None
