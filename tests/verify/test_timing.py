@@ -199,3 +199,33 @@ void scale(double *a, int n) {
     assert nested_parallel(nested, "c") is not None and "inside another" in nested_parallel(nested, "c")
     assert nested_parallel(flat, "c") is None
     assert nested_parallel(region, "c") is None
+
+
+EARLY_EXIT = """\
+/* Index of the first negative element, or -1: it returns at the first one. */
+int first_negative(const double *a, int n) {
+    for (int i = 0; i < n; i++)
+        if (a[i] < 0)
+            return i;
+    return -1;
+}
+"""
+
+FULL_SCAN = """\
+int first_negative(const double *a, int n) {
+    int found = -1;
+    for (int i = n - 1; i >= 0; i--)
+        if (a[i] < 0)
+            found = i;
+    return found;
+}
+"""
+
+
+def test_a_full_scan_against_an_early_exit_is_slower_not_a_timeout(tmp_path: Path) -> None:
+    """The original returns quickly on most inputs; a correct rewrite that reads every element is slower."""
+    src = tmp_path / "first.c"
+    src.write_text(EARLY_EXIT)
+    verdict = verify_source(EARLY_EXIT, "c", "first_negative", FULL_SCAN, settings=Settings(), source_path=src)
+    assert verdict.status is Status.SLOWER, verdict.detail
+    assert verdict.speedup is not None and verdict.speedup < 1
