@@ -36,7 +36,7 @@ from ..verify import FunctionVerifier
 from . import _workers
 from ._candidates import FIRST, CandidateBook
 from ._log import JobLog, StoreLike
-from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, build_messages
+from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, build_messages, feedback_kind
 from ._rounds import FollowUp, Rounds, describe
 from ._ranking import suggestions, summarize
 
@@ -164,9 +164,12 @@ def run_optimize(
 
     def next_round() -> list[FollowUp]:
         """Start the next feedback round when the settings and the budget allow one and it has work."""
-        if rounds.number > rounds.allowed or time.monotonic() >= deadline:
+        nonlocal stopped
+        if rounds.number > rounds.allowed or len(suggestions(book.ordered())) >= settings.enough_suggestions:
             return []
-        if len(suggestions(book.ordered())) >= settings.enough_suggestions:
+        if time.monotonic() >= deadline:
+            if any(feedback_kind(c.verdict) and c.code for c in book.of_round(rounds.number)):
+                stopped = f"no feedback round: the job had used its {settings.job_budget_s:g} s budget"
             return []
         followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
         if followups:

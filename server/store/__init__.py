@@ -19,9 +19,20 @@ from ..errors import (
     StoreReadOnlyError,
 )
 from ._db import CandidateStore
-from ._exports import KINDS, ExportResult, assistant, export, iter_dpo, iter_reward, iter_rl, iter_sft, split_for
+from ._exports import (
+    KINDS,
+    ExportResult,
+    assistant,
+    export,
+    iter_dpo,
+    iter_repair,
+    iter_reward,
+    iter_rl,
+    iter_sft,
+    split_for,
+)
 from ._ids import function_key, iso_utc, new_id, utc_now
-from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._pairs import Pair, best_good, dpo_pairs, repair_pairs, reward_pairs
 from ._policy import StorePolicy
 from ._report import write_report
 from ._rows import StoredCandidate, StoredFeedback, StoredRequest
@@ -57,10 +68,12 @@ __all__ = [
     "function_key",
     "iso_utc",
     "iter_dpo",
+    "iter_repair",
     "iter_reward",
     "iter_rl",
     "iter_sft",
     "new_id",
+    "repair_pairs",
     "reward_pairs",
     "split_for",
     "utc_now",

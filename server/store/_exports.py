@@ -9,6 +9,12 @@
 * ``rl.jsonl``: ``prompt`` plus what an execution reward needs — ``source``
   (context and original function as one compilable file), ``language``,
   ``function``, ``mode`` — and ``split``.
+* ``repair.jsonl``: failed → fixed pairs from the feedback rounds — ``prompt``
+  (the request's prompt, the earlier candidate as the model's answer, the
+  feedback it was given), ``chosen`` (the answer that fixed it) and
+  ``rejected`` (the earlier candidate), ``messages`` (prompt plus chosen, for
+  SFT), ``kind`` (``repair`` or ``improve``), the statuses, ``split``. The
+  rules are in ``_pairs.repair_pairs``.
 
 Rows are split by function: a deterministic hash of the normalised original
 code puts every request for that function in ``train`` or in ``eval``.
@@ -23,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from ._db import CandidateStore
-from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._pairs import Pair, best_good, dpo_pairs, repair_pairs, reward_pairs
 from ._rows import StoredCandidate, StoredRequest
 
-KINDS = ("dpo", "reward", "sft", "rl")
+KINDS = ("dpo", "reward", "sft", "rl", "repair")
 DEFAULT_EVAL_PERCENT = 10
 
 
@@ -129,11 +135,43 @@ def iter_rl(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT, sin
         }
 
 
+def iter_repair(store: CandidateStore, eval_percent: int = DEFAULT_EVAL_PERCENT,
+                since: str | None = None) -> Iterator[dict[str, Any]]:
+    """One row per feedback-round answer that fixed the candidate it was shown (failed → fixed)."""
+    for req, candidates in _requests_with_candidates(store, since):
+        for pair in repair_pairs(candidates):
+            fixed, failed = pair.chosen, pair.rejected
+            prompt = [*req.prompt_messages, *assistant(failed.code, req.language),
+                      {"role": "user", "content": fixed.round_feedback}]
+            chosen = assistant(fixed.code, req.language)
+            yield {
+                "prompt": prompt,
+                "chosen": chosen,
+                "rejected": assistant(failed.code, req.language),
+                "messages": [*prompt, *chosen],
+                "kind": fixed.round_kind,
+                "round": fixed.round,
+                "feedback": fixed.round_feedback,
+                "chosen_status": fixed.status,
+                "rejected_status": failed.status,
+                "chosen_speedup": fixed.verdict.speedup,
+                "rejected_speedup": failed.verdict.speedup,
+                "margin": pair.margin,
+                "function_key": req.function_key,
+                "mode": req.mode,
+                "split": split_for(req.function_key, eval_percent),
+                "request_id": req.id,
+                "chosen_id": fixed.id,
+                "rejected_id": failed.id,
+            }
+
+
 ITERATORS: dict[str, Callable[..., Iterator[dict[str, Any]]]] = {
     "dpo": iter_dpo,
     "reward": iter_reward,
     "sft": iter_sft,
     "rl": iter_rl,
+    "repair": iter_repair,
 }
 
 
