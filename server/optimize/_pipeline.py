@@ -169,7 +169,8 @@ def run_optimize(
             return []
         if time.monotonic() >= deadline:
             if any(feedback_kind(c.verdict) and c.code for c in book.of_round(rounds.number)):
-                stopped = f"no feedback round: the job had used its {settings.job_budget_s:g} s budget"
+                further = "further " if rounds.number > 1 else ""
+                stopped = f"no {further}feedback round: the job had used its {settings.job_budget_s:g} s budget"
             return []
         followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
         if followups:
@@ -194,14 +195,15 @@ def run_optimize(
                 job_cancel.set()
                 cancelled = True
                 break
-            if current and time.monotonic() >= deadline:
+            round_over = sampling_done and not book.waiting
+            if current and not round_over and time.monotonic() >= deadline:
                 stopped = f"the feedback round stopped at the {settings.job_budget_s:g} s budget"
                 break
             if current and len(suggestions(book.ordered())) >= settings.enough_suggestions:
                 break
             # Every sample is handed over before SamplingDone, so once that is seen and
             # nothing waits for a verdict, the round is complete.
-            if sampling_done and not book.waiting:
+            if round_over:
                 if prepare_failure is not None or sampling_error is not None or round_error is not None:
                     break
                 seen_before, done_before = book.samples_seen, len(book.done)
@@ -262,7 +264,9 @@ def run_optimize(
         outcome, summary = summarize(candidates, found, settings.threshold)
         if sampling_error:
             summary += f"; sampling stopped early: {sampling_error}"
-        summary += _rounds_note(candidates, stopped or (f"sampling stopped early: {round_error}" if round_error else ""))
+        if round_error and not stopped:
+            stopped = f"sampling stopped early: {round_error}"
+        summary += _rounds_note(candidates, stopped)
     elapsed = time.monotonic() - started
     yield Finished(function=info.name, mode=mode, summary=f"{summary}{log.note} [{elapsed:.0f} s]", outcome=outcome,
                    candidates=candidates, suggestions=found, request_id=log.request_id, start_byte=info.start_byte,

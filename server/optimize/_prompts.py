@@ -132,7 +132,8 @@ REPAIR = {
 
 # What the compiler's message usually means, for the mistakes models make most often.
 HINTS = (
-    (r"user defined reduction not found|reduction variable .* (array|pointer)|not a scalar|has invalid type for .reduction",
+    (r"user defined reduction not found|reduction variable .* (array|pointer)|not a scalar"
+     r"|has invalid type for .reduction",
      "A reduction clause here may name only scalar variables: add up into a local scalar and store it after the "
      "loop, or let each iteration write its own element, which needs no clause."),
     (r"has not been declared|undeclared|was not declared",
