@@ -12,9 +12,14 @@ and reports both side by side: per round, the share of candidates that compiled
 and that were correct; the share of compile errors among the final candidates
 (those no later round answered); the share of functions with a verified
 suggestion; the median times to the first verified suggestion and to the end.
+With rounds on, each job's first round is also reported on its own
+(``rounds_on_first_round``): it is exactly the job that rounds off would have
+run on the same samples (the first round is the same code with the same
+prompt and seed), ending when the first round ended, so ``--rounds on`` alone
+gives a paired comparison at half the cost.
 
     .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
-        [--mode auto|serial|openmp|both] [--rounds off,on] [--save-raw DIR] [--json out.json]
+        [--mode auto|serial|openmp|both] [--rounds off,on] [--set KEY=VALUE ...] [--save-raw DIR] [--json out.json]
         [--tokens-only | --no-tokens] [--option KEY=VALUE ...]
 
 ``--option`` passes backend options (``lookahead=0``, ``n_threads=1``, ...).
@@ -34,7 +39,7 @@ from pathlib import Path
 
 from perfalign.server import cparse
 from perfalign.server.backends import SamplingParams, create_backend
-from perfalign.server.events import CandidateGenerated, Finished, VerdictReady
+from perfalign.server.events import CandidateGenerated, Finished, Progress, VerdictReady
 from perfalign.server.optimize import STOP, OptimizeRequest, build_messages, run_optimize
 from perfalign.server.settings import Settings
 
@@ -118,6 +123,14 @@ def summarize_rows(rows: list[dict]) -> dict[str, object]:
     }
 
 
+def first_round(row: dict) -> dict:
+    """The row of a job with rounds on as rounds off would have ended it: its first round alone."""
+    first = [status for number, status, _ in row["by_round"] if number == 1]
+    best = row["best_speedup"] if row["round1_first_verified_s"] else None
+    return {**row, "by_round": [[1, s, None] for s in first], "final_statuses": first, "statuses": first,
+            "best_speedup": best, "first_verified_s": row["round1_first_verified_s"], "total_s": row["round1_end_s"]}
+
+
 def median(values: list[float]) -> float | None:
     values = sorted(values)
     if not values:
@@ -141,15 +154,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a backend option")
     parser.add_argument("--rounds", default="on", help="feedback rounds: on, off, or off,on for both side by side")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for every job (job_budget_s=120, ...), as in perfalign.toml")
     args = parser.parse_args(argv)
     options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
 
     settings = Settings(model=args.model or Settings().model)
+    settings = settings.with_values(**{k: json.loads(v) for k, v in (o.split("=", 1) for o in args.set)})
     t0 = time.perf_counter()
     backend = create_backend(settings, options=options)
     load_s = time.perf_counter() - t0
     print(f"model {settings.model} loaded in {load_s:.1f} s; {backend.description}", flush=True)
     report: dict[str, object] = {"model": settings.model, "samples": args.samples, "load_s": round(load_s, 2),
+                                 "settings": args.set,
                                  "options": options, "backend": backend.description}
 
     rows = []
@@ -167,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
             for mode, rounds in ((m, r) for m in modes for r in rounds_list):
                 settings = settings_by_rounds[rounds]
                 start = time.perf_counter()
-                first_verified = first_candidate = None
+                first_verified = first_candidate = round1_end = None
+                first_verified_round1 = None
                 finished: Finished | None = None
                 request = OptimizeRequest(path=path, function=name, mode=mode, samples=args.samples,
                                           max_tokens=args.max_tokens, seed=args.seed)
@@ -176,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
                         first_candidate = time.perf_counter() - start
                     if isinstance(event, VerdictReady) and event.candidate.verdict.verified and first_verified is None:
                         first_verified = time.perf_counter() - start
+                        if event.candidate.round == 1:
+                            first_verified_round1 = first_verified
+                    if isinstance(event, Progress) and event.message.startswith("round 2:") and round1_end is None:
+                        round1_end = time.perf_counter() - start
                     if isinstance(event, Finished):
                         finished = event
                 total = time.perf_counter() - start
@@ -190,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
                     "best_speedup": best, "first_candidate_s": round(first_candidate, 1) if first_candidate else None,
                     "first_verified_s": round(first_verified, 1) if first_verified else None,
                     "total_s": round(total, 1), "summary": finished.summary,
+                    "round1_end_s": round(round1_end if round1_end is not None else total, 1),
+                    "round1_first_verified_s": round(first_verified_round1, 1) if first_verified_round1 else None,
                 }
                 stats = getattr(backend, "last_stats", None)
                 if stats is not None:
@@ -205,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
                         (folder / f"{stem}.txt").write_text(c.raw_output)
         for rounds in rounds_list:
             report[f"rounds_{rounds}"] = summarize_rows([r for r in rows if r["rounds"] == rounds])
+        if "on" in rounds_list:
+            report["rounds_on_first_round"] = summarize_rows([first_round(r) for r in rows if r["rounds"] == "on"])
         report["rows"] = rows
     if hasattr(backend, "last_stats") and not args.no_tokens:
         path, name = examples({"row_sums"})[0]
