@@ -150,6 +150,12 @@ HINTS = (
      "Write only the function itself: the declarations it uses are already in the file."),
 )
 
+# A reply with no whole function in it (a loop, a fragment, only the changed lines).
+NO_CODE = (
+    "Your reply does not hold a complete `{name}` function that can replace the original ({detail}). Write the "
+    "whole function: the signature `{signature}`, then the complete body, not only the lines that change."
+)
+
 REPAIR_ASK = (
     "Fix the rewrite so that it compiles and computes exactly what the original computes{goal}. Reply with the "
     "complete corrected `{name}` function, with the same signature `{signature}`, in one ```{fence} code block, "
@@ -195,10 +201,16 @@ def feedback_kind(verdict: Verdict) -> str | None:
 
 
 def build_feedback(first_messages: list[dict[str, str]], function_info: FunctionLike, mode: str,
-                   settings: Settings, code: str, verdict: Verdict) -> FeedbackTurn | None:
-    """The follow-up turn for one candidate and its verdict, or None when there is nothing to ask for."""
+                   settings: Settings, code: str, verdict: Verdict, raw: str = "") -> FeedbackTurn | None:
+    """The follow-up turn for one candidate and its verdict, or None when there is nothing to ask for.
+
+    ``code`` is the extracted candidate; when there is none, a reply (``raw``) that held no whole
+    function is sent back as it was, with a request for the whole function.
+    """
     kind = feedback_kind(verdict)
-    if kind is None or not code.strip():
+    no_code = not code.strip()
+    if kind is None or (no_code and not (kind == "repair" and raw.strip()
+                                         and verdict.detail.startswith("no usable code"))):
         return None
     language = function_info.language
     fields = {
@@ -211,7 +223,10 @@ def build_feedback(first_messages: list[dict[str, str]], function_info: Function
         "language_name": "C++" if language == "cpp" else "C",
         "threads": verdict.threads,
     }
-    if kind == "repair":
+    if no_code:
+        detail = _short(verdict.detail.removeprefix("no usable code: "))
+        parts = [NO_CODE.format(detail=detail, **fields), REPAIR_ASK.format(goal="", **fields)]
+    elif kind == "repair":
         detail = _short(verdict.detail)
         parts = [REPAIR[verdict.status].format(detail=detail, **fields)]
         hint = _hint(detail) if verdict.status is Status.COMPILE_ERROR else None
@@ -224,7 +239,10 @@ def build_feedback(first_messages: list[dict[str, str]], function_info: Function
                                       ratio=_ratio(verdict.speedup), **fields),
                  IMPROVE_ASK.format(**fields)]
     text = "\n\n".join(parts)
-    answer = {"role": "assistant", "content": f"```{fields['fence']}\n{code.strip()}\n```"}
+    if no_code:
+        answer = {"role": "assistant", "content": raw.strip()[:4000]}
+    else:
+        answer = {"role": "assistant", "content": f"```{fields['fence']}\n{code.strip()}\n```"}
     return FeedbackTurn(kind, text, [*first_messages, answer, {"role": "user", "content": text}])
 
 

@@ -3,9 +3,10 @@
 After a round, each candidate that failed to compile, computed something else
 or crashed is shown its first error and asked for a corrected function
 (``repair``); each correct candidate that was not verified faster is shown its
-timing and asked for a faster one (``improve``). Repairs go first, at most
-``limit`` turns a round, and the same candidate with the same feedback is
-never sent twice. The pipeline decides whether a round runs at all (the
+timing and asked for a faster one (``improve``); a reply that held no whole
+function is sent back as it was, with a request for the whole function.
+Repairs go first, at most ``limit`` turns a round, and the same candidate
+with the same feedback is never sent twice. The pipeline decides whether a round runs at all (the
 budget, enough suggestions); this module only plans and describes them.
 """
 from __future__ import annotations
@@ -60,17 +61,17 @@ class Rounds:
         improvements: list[tuple[Candidate, FeedbackTurn]] = []
         for candidate in finished:
             turn = build_feedback(self.first_messages, self.info, self.mode, self.settings, candidate.code,
-                                  candidate.verdict)
+                                  candidate.verdict, raw=candidate.raw_output)
             if turn is None:
                 continue
-            key = (" ".join(candidate.code.split()), turn.text)
+            key = (" ".join((candidate.code or candidate.raw_output).split()), turn.text)
             if key in self._sent:
                 continue
             (repairs if turn.kind == "repair" else improvements).append((candidate, turn))
         number = self.number + 1
         out = []
         for offset, (candidate, turn) in enumerate((repairs + improvements)[: self.limit]):
-            self._sent.add((" ".join(candidate.code.split()), turn.text))
+            self._sent.add((" ".join((candidate.code or candidate.raw_output).split()), turn.text))
             index = next_index + offset
             seed = (self.seed + 7919 * (index + 1)) & 0x7FFFFFFF
             out.append(FollowUp(index=index, parent=candidate.index, round=number, turn=turn, seed=seed))

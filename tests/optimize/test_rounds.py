@@ -216,3 +216,19 @@ def test_rounds_are_stored_with_their_parent_and_exported_as_repair_pairs(tmp_pa
     as_json = json.loads(CliRunner().invoke(main, ["prefs", "show", repair.id, "-d", str(db), "--json"],
                                             catch_exceptions=False).stdout)
     assert as_json["candidate"]["round"] == 2 and as_json["candidate"]["parent_id"] == first.id
+
+
+def test_a_reply_without_a_whole_function_is_sent_back_for_the_whole_function(tmp_path: Path,
+                                                                             row_sums: Path) -> None:
+    fragment = "for (int i = 0; i < n; i++) {\n    double s = 0.0;\n}"
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps([f"```c\n{fragment}\n```", fenced(FAST)]))
+    backend = FakeBackend(path, FakeOptions())
+    _, finished = run(OptimizeRequest(path=row_sums, function="row_sums", samples=1), settings(), backend=backend)
+    first, repair = finished.candidates
+    assert first.verdict.status is Status.COMPILE_ERROR and first.verdict.detail.startswith("no usable code")
+    assert (repair.parent, repair.feedback) == (0, "repair")
+    turn = backend.calls[1]
+    assert turn[2] == {"role": "assistant", "content": f"```c\n{fragment}\n```"}
+    assert "does not hold a complete `row_sums` function" in turn[3]["content"]
+    assert repair.verdict.status in (Status.FASTER, Status.NOT_SIGNIFICANT)  # correct: timing decides the rest
