@@ -6,9 +6,21 @@ with a faster suggestion, the geometric-mean speedup of the suggestions shown,
 peak memory (RSS) of the process, and tokens/s of batched versus sequential
 sampling of 4 candidates for the same prompt, side by side in one run.
 
+``--rounds off,on`` runs every example with the feedback rounds switched off
+(``feedback_rounds = 0``) and on (the default settings), one after the other,
+and reports both side by side: per round, the share of candidates that compiled
+and that were correct; the share of compile errors among the final candidates
+(those no later round answered); the share of functions with a verified
+suggestion; the median times to the first verified suggestion and to the end.
+With rounds on, each job's first round is also reported on its own
+(``rounds_on_first_round``): it is exactly the job that rounds off would have
+run on the same samples (the first round is the same code with the same
+prompt and seed), ending when the first round ended, so ``--rounds on`` alone
+gives a paired comparison at half the cost.
+
     .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
-        [--mode auto|serial|openmp|both] [--save-raw DIR] [--json out.json] [--tokens-only | --no-tokens]
-        [--option KEY=VALUE ...]
+        [--mode auto|serial|openmp|both] [--rounds off,on] [--set KEY=VALUE ...] [--save-raw DIR] [--json out.json]
+        [--tokens-only | --no-tokens] [--option KEY=VALUE ...]
 
 ``--option`` passes backend options (``lookahead=0``, ``n_threads=1``, ...).
 The token measurement runs twice: with the backend's options as given and with
@@ -27,7 +39,7 @@ from pathlib import Path
 
 from perfalign.server import cparse
 from perfalign.server.backends import SamplingParams, create_backend
-from perfalign.server.events import CandidateGenerated, Finished, VerdictReady
+from perfalign.server.events import CandidateGenerated, Finished, Progress, VerdictReady
 from perfalign.server.optimize import STOP, OptimizeRequest, build_messages, run_optimize
 from perfalign.server.settings import Settings
 
@@ -83,6 +95,50 @@ def tokens_per_s(backend, settings: Settings, path: Path, name: str, max_tokens:
     return result
 
 
+COMPILED = {"faster", "not_significant", "slower", "incorrect", "crash", "timeout"}
+CORRECT = {"faster", "not_significant", "slower"}
+
+
+def summarize_rows(rows: list[dict]) -> dict[str, object]:
+    """The side-by-side numbers of one setting of the feedback rounds."""
+    speedups = [r["best_speedup"] for r in rows if r["best_speedup"]]
+    firsts = [r["first_verified_s"] for r in rows if r["first_verified_s"]]
+    per_round: dict[int, list[str]] = {}
+    for r in rows:
+        for number, status, _ in r["by_round"]:
+            per_round.setdefault(number, []).append(status)
+    final = [s for r in rows for s in r["final_statuses"]]
+    return {
+        "functions": len(rows),
+        "with_faster": len(speedups),
+        "share_faster": round(len(speedups) / max(len(rows), 1), 3),
+        "geomean_speedup": round(math.exp(sum(math.log(s) for s in speedups) / len(speedups)), 3) if speedups else None,
+        "median_first_verified_s": median(firsts),
+        "median_total_s": median([r["total_s"] for r in rows]),
+        "rounds": {str(k): {"candidates": len(v), "compiled": round(sum(s in COMPILED for s in v) / len(v), 3),
+                            "correct": round(sum(s in CORRECT for s in v) / len(v), 3)}
+                   for k, v in sorted(per_round.items())},
+        "final_candidates": len(final),
+        "final_compile_error_share": round(sum(s == "compile_error" for s in final) / max(len(final), 1), 3),
+    }
+
+
+def first_round(row: dict) -> dict:
+    """The row of a job with rounds on as rounds off would have ended it: its first round alone."""
+    first = [status for number, status, _ in row["by_round"] if number == 1]
+    best = row["best_speedup"] if row["round1_first_verified_s"] else None
+    return {**row, "by_round": [[1, s, None] for s in first], "final_statuses": first, "statuses": first,
+            "best_speedup": best, "first_verified_s": row["round1_first_verified_s"], "total_s": row["round1_end_s"]}
+
+
+def median(values: list[float]) -> float | None:
+    values = sorted(values)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else round((values[mid - 1] + values[mid]) / 2, 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None)
@@ -97,18 +153,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tokens", action="store_true", help="skip the batched vs sequential measurement")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a backend option")
+    parser.add_argument("--rounds", default="on", help="feedback rounds: on, off, or off,on for both side by side")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for every job (job_budget_s=120, ...), as in perfalign.toml")
     args = parser.parse_args(argv)
     options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
 
     settings = Settings(model=args.model or Settings().model)
+    settings = settings.with_values(**{k: json.loads(v) for k, v in (o.split("=", 1) for o in args.set)})
     t0 = time.perf_counter()
     backend = create_backend(settings, options=options)
     load_s = time.perf_counter() - t0
     print(f"model {settings.model} loaded in {load_s:.1f} s; {backend.description}", flush=True)
     report: dict[str, object] = {"model": settings.model, "samples": args.samples, "load_s": round(load_s, 2),
+                                 "settings": args.set,
                                  "options": options, "backend": backend.description}
 
     rows = []
+    settings_by_rounds = {"on": settings, "off": settings.with_values(feedback_rounds=0)}
+    rounds_list = [r.strip() for r in args.rounds.split(",") if r.strip()]
+    if not rounds_list or any(r not in settings_by_rounds for r in rounds_list):
+        parser.error("--rounds takes on, off or off,on")
     if not args.tokens_only:
         only = set(args.only.split(",")) if args.only else None
         for path, name in examples(only):
@@ -116,9 +181,11 @@ def main(argv: list[str] | None = None) -> int:
                 modes = ["openmp" if name in OPENMP_EXAMPLES else "serial"]
             else:
                 modes = ["serial", "openmp"] if args.mode == "both" else [args.mode]
-            for mode in modes:
+            for mode, rounds in ((m, r) for m in modes for r in rounds_list):
+                settings = settings_by_rounds[rounds]
                 start = time.perf_counter()
-                first_verified = first_candidate = None
+                first_verified = first_candidate = round1_end = None
+                first_verified_round1 = None
                 finished: Finished | None = None
                 request = OptimizeRequest(path=path, function=name, mode=mode, samples=args.samples,
                                           max_tokens=args.max_tokens, seed=args.seed)
@@ -127,17 +194,26 @@ def main(argv: list[str] | None = None) -> int:
                         first_candidate = time.perf_counter() - start
                     if isinstance(event, VerdictReady) and event.candidate.verdict.verified and first_verified is None:
                         first_verified = time.perf_counter() - start
+                        if event.candidate.round == 1:
+                            first_verified_round1 = first_verified
+                    if isinstance(event, Progress) and event.message.startswith("round 2:") and round1_end is None:
+                        round1_end = time.perf_counter() - start
                     if isinstance(event, Finished):
                         finished = event
                 total = time.perf_counter() - start
                 assert finished is not None
                 best = finished.suggestions[0].verdict.speedup if finished.suggestions else None
+                answered = {c.parent for c in finished.candidates if c.parent is not None}
                 row = {
-                    "function": name, "mode": mode, "outcome": finished.outcome,
+                    "function": name, "mode": mode, "rounds": rounds, "outcome": finished.outcome,
                     "statuses": [c.verdict.status.value for c in finished.candidates],
+                    "by_round": [[c.round, c.verdict.status.value, c.feedback] for c in finished.candidates],
+                    "final_statuses": [c.verdict.status.value for c in finished.candidates if c.index not in answered],
                     "best_speedup": best, "first_candidate_s": round(first_candidate, 1) if first_candidate else None,
                     "first_verified_s": round(first_verified, 1) if first_verified else None,
                     "total_s": round(total, 1), "summary": finished.summary,
+                    "round1_end_s": round(round1_end if round1_end is not None else total, 1),
+                    "round1_first_verified_s": round(first_verified_round1, 1) if first_verified_round1 else None,
                 }
                 stats = getattr(backend, "last_stats", None)
                 if stats is not None:
@@ -149,19 +225,13 @@ def main(argv: list[str] | None = None) -> int:
                     folder = args.save_raw / settings.model
                     folder.mkdir(parents=True, exist_ok=True)
                     for c in finished.candidates:
-                        stem = f"{path.parent.name}-{name}-{mode}-{c.index}"
+                        stem = f"{path.parent.name}-{name}-{mode}-{rounds}-{c.index}"
                         (folder / f"{stem}.txt").write_text(c.raw_output)
-        speedups = [r["best_speedup"] for r in rows if r["best_speedup"]]
-        firsts = [r["first_verified_s"] for r in rows if r["first_verified_s"]]
-        report.update(
-            functions=len(rows),
-            with_faster=len(speedups),
-            share_faster=round(len(speedups) / max(len(rows), 1), 3),
-            geomean_speedup=round(math.exp(sum(math.log(s) for s in speedups) / len(speedups)), 3) if speedups else None,
-            median_first_verified_s=sorted(firsts)[len(firsts) // 2] if firsts else None,
-            median_total_s=sorted(r["total_s"] for r in rows)[len(rows) // 2] if rows else None,
-            rows=rows,
-        )
+        for rounds in rounds_list:
+            report[f"rounds_{rounds}"] = summarize_rows([r for r in rows if r["rounds"] == rounds])
+        if "on" in rounds_list:
+            report["rounds_on_first_round"] = summarize_rows([first_round(r) for r in rows if r["rounds"] == "on"])
+        report["rows"] = rows
     if hasattr(backend, "last_stats") and not args.no_tokens:
         path, name = examples({"row_sums"})[0]
         report["tokens"] = tokens_per_s(backend, settings, path, name, max_tokens=256)

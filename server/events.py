@@ -15,10 +15,16 @@ class Candidate:
     verdict: Verdict
     raw_output: str = ""
     candidate_id: str | None = None  # id in the preference store, when logged
+    # Round 1 samples the first prompt; a later round answers feedback on candidate ``parent``
+    # (an index of the same job) with ``feedback`` ("repair" or "improve").
+    round: int = 1
+    parent: int | None = None
+    feedback: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = self.verdict.to_dict()
-        data.update(index=self.index, code=self.code, diff=self.diff, candidate_id=self.candidate_id)
+        data.update(index=self.index, code=self.code, diff=self.diff, candidate_id=self.candidate_id,
+                    round=self.round, parent=self.parent, feedback=self.feedback)
         return data
 
 

@@ -38,3 +38,9 @@ class CandidateRecord:
     prompt_version: str | None = None
     sampling: dict[str, Any] = field(default_factory=dict)
     diff: str = ""
+    # Feedback rounds: round 1 answers the first prompt; a later round answers ``round_feedback``
+    # (what the model was told) about the candidate ``parent_id``; ``round_kind`` is repair or improve.
+    round: int = 1
+    parent_id: str | None = None
+    round_kind: str | None = None
+    round_feedback: str = ""

@@ -67,6 +67,13 @@ class Settings(BaseModel):
     store_raw_output_days: int = Field(30, ge=0)
     # When non-empty, code of files outside these paths is stored as hashes only.
     store_code_under: list[str] = Field(default_factory=list)
+    # Feedback rounds after the first: failed candidates are shown their error and repaired,
+    # correct but not faster ones their timing and improved (0 switches them off).
+    feedback_rounds: int = Field(1, ge=0, le=5)
+    # No feedback round starts, and none goes on, once the job has run this many seconds.
+    job_budget_s: float = Field(50.0, gt=0)
+    # Feedback rounds stop as soon as this many verified suggestions exist.
+    enough_suggestions: int = Field(1, ge=1, le=64)
 
     @field_validator("cflags", "store_code_under", mode="before")
     @classmethod

@@ -32,6 +32,9 @@ DEFAULTS: dict[str, Any] = {
     "store_retention_days": 365,
     "store_raw_output_days": 30,
     "store_code_under": [],
+    "feedback_rounds": 1,
+    "job_budget_s": 50.0,
+    "enough_suggestions": 1,
 }
 
 # A value other than the default for every setting, with the key an editor sends for it.
@@ -55,6 +58,9 @@ CHANGED: dict[str, tuple[str, Any]] = {
     "store_retention_days": ("storeRetentionDays", 90),
     "store_raw_output_days": ("storeRawOutputDays", 0),
     "store_code_under": ("storeCodeUnder", ["src", "lib"]),
+    "feedback_rounds": ("feedbackRounds", 2),
+    "job_budget_s": ("jobBudgetS", 90.0),
+    "enough_suggestions": ("enoughSuggestions", 2),
 }
 
 

@@ -4,7 +4,8 @@ The file is named by ``Settings.endpoint`` or the environment variable
 ``PERFALIGN_FAKE_REPLIES``. It holds either a list of raw reply strings, used
 in order and cycled across calls, or an object mapping a function name to such
 a list (the key ``"*"`` serves functions not named). The function is found in
-the last user message, which the prompts write as ``Function: NAME``.
+the last user message that names one, which the prompts write as ``Function: NAME``
+(a feedback turn continues the conversation of the prompt that named it).
 """
 from __future__ import annotations
 
@@ -70,8 +71,8 @@ class FakeBackend(Backend):
         on_sample: SampleCallback | None = None,
     ) -> list[str]:
         self.calls.append(messages)
-        user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
-        match = FUNCTION_RE.search(user)
+        users = [m["content"] for m in reversed(messages) if m["role"] == "user"]
+        match = next((found for text in users if (found := FUNCTION_RE.search(text))), None)
         key = match.group(1) if match and match.group(1) in self.replies else "*"
         pool = self.replies.get(key)
         if not pool:

@@ -182,6 +182,13 @@ def _apply(file: Path, finished: Finished, best: Candidate, apply_candidate) -> 
     return True, f"applied candidate {best.index + 1} to {file} ({_interval(best)})"
 
 
+def _label(c: Candidate) -> str:
+    """``candidate 3``, or ``candidate 5 (repair of 2)`` for an answer of a feedback round."""
+    if c.parent is None:
+        return f"candidate {c.index + 1}"
+    return f"candidate {c.index + 1} ({c.feedback or 'answer'} of {c.parent + 1})"
+
+
 def _run(events, interactive: bool, as_json: bool) -> Finished:  # type: ignore[no-untyped-def]
     from rich.console import Console  # noqa: PLC0415
 
@@ -191,7 +198,7 @@ def _run(events, interactive: bool, as_json: bool) -> Finished:  # type: ignore[
         for event in events:
             if isinstance(event, VerdictReady) and not as_json:
                 c = event.candidate
-                click.echo(f"candidate {c.index + 1}: {c.verdict.status.value}: {c.verdict.detail}", err=True)
+                click.echo(f"{_label(c)}: {c.verdict.status.value}: {c.verdict.detail}", err=True)
             if isinstance(event, Finished):
                 finished = event
         assert finished is not None
@@ -211,7 +218,7 @@ def _run(events, interactive: bool, as_json: bool) -> Finished:  # type: ignore[
             elif isinstance(event, VerdictReady):
                 c = event.candidate
                 style = _status_style(c.verdict.status.value)
-                bar.console.print(f"candidate {c.index + 1}: [{style}]{c.verdict.status.value}[/{style}] {c.verdict.detail}")
+                bar.console.print(f"{_label(c)}: [{style}]{c.verdict.status.value}[/{style}] {c.verdict.detail}")
             elif isinstance(event, Finished):
                 finished = event
     assert finished is not None

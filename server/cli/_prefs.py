@@ -204,6 +204,30 @@ def _verdict_lines(c: StoredCandidate) -> list[str]:
     return lines
 
 
+def _parent(store: CandidateStore, cand: StoredCandidate | None) -> StoredCandidate | None:
+    if cand is None or not cand.parent_id:
+        return None
+    try:
+        return store.get_candidate(cand.parent_id)
+    except StoreError:
+        return None  # deleted since: the line names its id
+
+
+def _round_lines(cand: StoredCandidate, parent: StoredCandidate | None) -> list[str]:
+    """Which round the candidate came from and, for a feedback round, what it answered."""
+    if cand.round <= 1 and not cand.parent_id:
+        return ["round 1: sampled from the first prompt"]
+    what = {"repair": "a repair", "improve": "an improvement"}.get(cand.round_kind or "", "an answer")
+    if parent is not None:
+        of = f" of candidate {parent.id} ({parent.status})"
+    else:
+        of = f" of candidate {cand.parent_id}" if cand.parent_id else ""
+    lines = [f"round {cand.round}: {what}{of}"]
+    if cand.round_feedback:
+        lines.append("the model was told: " + " ".join(cand.round_feedback.split())[:300])
+    return lines
+
+
 def _feedback_lines(c: StoredCandidate) -> list[str]:
     return [f"{f.created_at[:19].replace('T', ' ')}  {f.action} ({f.source})" for f in c.feedback] or ["none"]
 
@@ -234,6 +258,7 @@ def show_cmd(ident: str, database: Path | None, as_json: bool) -> None:
             reviews = store.reviews_of(cand.id) if cand is not None else []
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None
+        parent = _parent(store, cand)
     if as_json:
         data: dict[str, Any] = {"request": asdict(req)}
         if cand is not None:
@@ -252,9 +277,12 @@ def show_cmd(ident: str, database: Path | None, as_json: bool) -> None:
         console.rule(f"{len(siblings)} candidates")
         for c in siblings:
             feedback = ", ".join(f.action for f in c.feedback)
-            console.print(f"{c.id}  {c.model}  {c.status:16} {_speedup(c.verdict.speedup)}  {feedback}")
+            origin = f"round {c.round}" + (f", {c.round_kind} of {c.parent_id}" if c.parent_id else "")
+            console.print(f"{c.id}  {c.model}  {c.status:16} {_speedup(c.verdict.speedup)}  {origin}  {feedback}")
         return
     console.rule(f"candidate {cand.id} from {cand.model}" + (f"+{cand.adapter}" if cand.adapter else ""))
+    for line in _round_lines(cand, parent):
+        console.print(line)
     _code(console, cand.code, req.language, req.code_stored)
     console.rule("verdict")
     for line in _verdict_lines(cand):
@@ -356,7 +384,7 @@ def _review_table(title: str, groups: list[Any]) -> Any:
 @since_option
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("perfalign-export"),
               show_default=True, help="Folder for the JSONL files.")
-@click.option("--kind", "kinds", multiple=True, type=click.Choice(["dpo", "reward", "sft", "rl"]),
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(["dpo", "reward", "sft", "rl", "repair"]),
               help="What to export (repeatable; default: all).")
 @click.option("--eval-percent", type=click.IntRange(0, 100), default=10, show_default=True,
               help="Share of functions held out for evaluation.")
@@ -364,7 +392,7 @@ def _review_table(title: str, groups: list[Any]) -> Any:
               help="Only pairs and examples a reviewer approved (or flipped); RL prompts are not reviewed.")
 def export_cmd(database: Path | None, as_json: bool, since_days: int | None, output: Path, kinds: tuple[str, ...],
                eval_percent: int, approved_only: bool) -> None:
-    """Write training data as JSONL: DPO and reward pairs, SFT examples, RL prompts (see docs/preferences.md).
+    """Write training data as JSONL: DPO, reward and repair pairs, SFT examples, RL prompts (docs/preferences.md).
 
     Items a reviewer excluded are left out and pairs they flipped are written the other way round.
     """

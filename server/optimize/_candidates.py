@@ -3,12 +3,15 @@
 A sample whose code is the same (after normalisation) as an earlier one's is
 not verified again: it gets the earlier candidate's verdict as soon as that
 exists. Every candidate is completed exactly once, and then handed to
-``on_complete`` (the record stage) before the job reports it.
+``on_complete`` (the record stage) before the job reports it. A sample of a
+feedback round carries its :class:`Origin`: the round, the candidate it answers
+and the kind of feedback.
 """
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from ..cparse import FunctionInfo
 from ..diffs import unified_diff
@@ -16,6 +19,18 @@ from ..events import Candidate, CandidateGenerated, Event, VerdictReady
 from ..verdict import Verdict
 from ._extract import Extraction, dedupe_key, extract
 from ._ranking import no_code_verdict
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a sample came from: round 1 (the first prompt) or feedback on candidate ``parent``."""
+
+    round: int = 1
+    parent: int | None = None
+    feedback: str | None = None  # "repair" | "improve"
+
+
+FIRST = Origin()
 
 
 class CandidateBook:
@@ -32,6 +47,8 @@ class CandidateBook:
         self._extractions: dict[int, Extraction] = {}
         self._first_of: dict[str, int] = {}  # dedupe key -> index of the candidate verified for it
         self._followers: dict[int, list[int]] = {}  # index -> later samples with the same code
+        self._origins: dict[int, Origin] = {}
+        self.repeats: set[int] = set()  # candidates whose code an earlier candidate already had
 
     @property
     def waiting(self) -> bool:
@@ -41,9 +58,15 @@ class CandidateBook:
     def ordered(self) -> list[Candidate]:
         return [self.done[i] for i in sorted(self.done)]
 
-    def add_sample(self, index: int, raw: str, verify: Callable[[int, str], None]) -> Iterator[Event]:
+    def of_round(self, number: int) -> list[Candidate]:
+        """The round's completed candidates that were verified for themselves (repeats left out), in order."""
+        return [c for c in self.ordered() if c.round == number and c.index not in self.repeats]
+
+    def add_sample(self, index: int, raw: str, verify: Callable[[int, str], None],
+                   origin: Origin = FIRST) -> Iterator[Event]:
         """Extract sample ``index``; new code goes to ``verify(index, code)``, a repeat waits for the first."""
         self.samples_seen += 1
+        self._origins[index] = origin
         extraction = extract(raw, self.info, original_source=self.source)
         self._extractions[index] = extraction
         if extraction.candidate is None:
@@ -68,9 +91,9 @@ class CandidateBook:
         code, raw = self._waiting.pop(index)
         extraction = self._extractions[index]
         replacement = extraction.candidate.replacement + "\n" if extraction.candidate is not None else ""
-        candidate = Candidate(index=index, code=code, diff=unified_diff(self.info.text, replacement, before=f"{self.info.name} (original)",
-                                                       after=f"{self.info.name} (candidate)"),
-                              verdict=verdict, raw_output=raw)
+        diff = unified_diff(self.info.text, replacement, before=f"{self.info.name} (original)",
+                            after=f"{self.info.name} (candidate)")
+        candidate = self._candidate(index, code, diff, verdict, raw)
         yield from self._finish(candidate)
         for other in self._followers.pop(index, []):
             yield from self._complete_repeat(other, index)
@@ -79,8 +102,13 @@ class CandidateBook:
         verdict = self.done[first].verdict
         same = dataclasses.replace(verdict, detail=f"{verdict.detail} (same code as candidate {first + 1})")
         code, raw = self._waiting.pop(index)
-        yield from self._finish(Candidate(index=index, code=code, diff=self.done[first].diff, verdict=same,
-                                          raw_output=raw))
+        self.repeats.add(index)
+        yield from self._finish(self._candidate(index, code, self.done[first].diff, same, raw))
+
+    def _candidate(self, index: int, code: str, diff: str, verdict: Verdict, raw: str) -> Candidate:
+        origin = self._origins.get(index, FIRST)
+        return Candidate(index=index, code=code, diff=diff, verdict=verdict, raw_output=raw, round=origin.round,
+                         parent=origin.parent, feedback=origin.feedback)
 
     def _finish(self, candidate: Candidate) -> Iterator[Event]:
         self.done[candidate.index] = candidate

@@ -8,6 +8,12 @@ one-off preparation (building the original, sizing the harness) runs while
 the model reads the prompt. Setting ``cancel`` stops the model and kills
 compilers and benchmark runs; the last event is always :class:`Finished`,
 whose ``summary`` says what was found or why nothing was.
+
+After the first round, feedback rounds (``_rounds``) show the model what the
+verifier found about its candidates and verify its answers like any candidate,
+while the job's budget (``job_budget_s``) allows and until enough verified
+suggestions (``enough_suggestions``) exist. The first round never waits for
+them: its suggestions are reported as soon as they are verified.
 """
 from __future__ import annotations
 
@@ -25,12 +31,13 @@ from ..errors import CParseError
 from ..events import Candidate, Event, Finished, Outcome, Progress
 from ..records import CandidateRecord, RequestRecord
 from ..settings import Settings
-from ..verdict import Status, Verdict
+from ..verdict import TIMED, Status, Verdict
 from ..verify import FunctionVerifier
 from . import _workers
-from ._candidates import CandidateBook
+from ._candidates import FIRST, CandidateBook
 from ._log import JobLog, StoreLike
-from ._prompts import MODES, PROMPT_VERSION, STOP, build_messages
+from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, build_messages, feedback_kind
+from ._rounds import FollowUp, Rounds, describe
 from ._ranking import suggestions, summarize
 
 DEFAULT_MAX_TOKENS = 768
@@ -103,12 +110,24 @@ def run_optimize(
     sampling = {"n": n, "max_tokens": params.max_tokens, "temperature": params.temperature,
                 "top_p": params.top_p, "seed": params.seed}
 
+    rounds = Rounds(messages, info, mode, settings, limit=n, seed=params.seed)
+
     def record(candidate: Candidate) -> None:
         adapter = getattr(getattr(slot.backend, "model_info", None), "adapter_name", None)
+        followup = rounds.planned.get(candidate.index)
+        if followup is None:
+            extra: dict[str, object] = {"prompt_version": PROMPT_VERSION,
+                                        "sampling": {**sampling, "index": candidate.index}}
+        else:
+            parent = book.done.get(followup.parent)
+            extra = {"prompt_version": FEEDBACK_PROMPT_VERSION,
+                     "sampling": {**sampling, "n": 1, "seed": followup.seed, "index": candidate.index,
+                                  "round": followup.round},
+                     "round": followup.round, "parent_id": parent.candidate_id if parent is not None else None,
+                     "round_kind": followup.turn.kind, "round_feedback": followup.turn.text}
         candidate.candidate_id = log.candidate(CandidateRecord(
             model=model_name, code=candidate.code, verdict=candidate.verdict, raw_output=candidate.raw_output,
-            adapter=adapter, prompt_version=PROMPT_VERSION, sampling={**sampling, "index": candidate.index},
-            diff=candidate.diff,
+            adapter=adapter, diff=candidate.diff, **extra,  # type: ignore[arg-type]
         ))
 
     job_cancel = threading.Event()
@@ -122,19 +141,52 @@ def run_optimize(
                                args=(slot, settings, request.model, messages, n, params, job_cancel, events))
     checker = threading.Thread(target=_workers.verify, name="perfalign-verify", daemon=True,
                                args=(verifier, slot, jobs, job_cancel, events))
+    samplers = [sampler]
     checker.start()
     sampler.start()
+    # The first round fills the progress bar up to `first_share`; each feedback round gets a slice of the rest.
+    first_share = 0.85 if rounds.allowed else 1.0
+    current: list[FollowUp] = []  # the feedback round running now
+    seen_before = done_before = 0  # samples and verdicts before it
 
     def progress(message: str | None = None) -> Progress:
-        done = len(book.done)
-        fraction = min(0.99, 0.05 + 0.45 * book.samples_seen / max(n, 1) + 0.5 * done / max(n, 1))
         faster = [c.verdict.speedup or 0.0 for c in book.done.values() if c.verdict.status is Status.FASTER]
         best = f"; one verified {max(faster):.2f}× faster so far" if faster else ""
-        return Progress(fraction, message or f"{book.samples_seen}/{n} sampled, {done}/{n} verified{best}")
+        if not current:
+            done = len(book.done)
+            fraction = min(0.99, first_share * (0.05 + 0.45 * book.samples_seen / max(n, 1) + 0.5 * done / max(n, 1)))
+            return Progress(fraction, message or f"{book.samples_seen}/{n} sampled, {done}/{n} verified{best}")
+        size, seen, done = len(current), book.samples_seen - seen_before, len(book.done) - done_before
+        width = 0.14 / max(rounds.allowed, 1)
+        fraction = min(0.99, 0.85 + width * (rounds.number - 2) + width * (0.5 * seen + 0.5 * done) / size)
+        return Progress(fraction, message or f"round {rounds.number}, {describe(current)}: {seen}/{size} sampled, "
+                                             f"{done}/{size} verified{best}")
 
+    def next_round() -> list[FollowUp]:
+        """Start the next feedback round when the settings and the budget allow one and it has work."""
+        nonlocal stopped
+        if rounds.number > rounds.allowed or len(suggestions(book.ordered())) >= settings.enough_suggestions:
+            return []
+        if time.monotonic() >= deadline:
+            if any(feedback_kind(c.verdict) and c.code for c in book.of_round(rounds.number)):
+                further = "further " if rounds.number > 1 else ""
+                stopped = f"no {further}feedback round: the job had used its {settings.job_budget_s:g} s budget"
+            return []
+        followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
+        if followups:
+            turns = [(f.index, f.turn.messages, f.seed) for f in followups]
+            thread = threading.Thread(target=_workers.sample_turns, name="perfalign-sample", daemon=True,
+                                      args=(slot, turns, params, job_cancel, events))
+            samplers.append(thread)
+            thread.start()
+        return followups
+
+    deadline = started + settings.job_budget_s
     cancelled = False
+    stopped = ""  # why a feedback round was stopped early
     sampling_done = False
     sampling_error: str | None = None
+    round_error: str | None = None
     prepare_failure: Verdict | None = None
     try:
         yield Progress(0.02, f"optimizing {info.name} ({mode}) with {model_name}")
@@ -143,10 +195,24 @@ def run_optimize(
                 job_cancel.set()
                 cancelled = True
                 break
-            # Every sample is handed over before SamplingDone, so once that is seen and
-            # nothing waits for a verdict, the job is complete.
-            if sampling_done and not book.waiting:
+            round_over = sampling_done and not book.waiting
+            if current and not round_over and time.monotonic() >= deadline:
+                stopped = f"the feedback round stopped at the {settings.job_budget_s:g} s budget"
                 break
+            if current and len(suggestions(book.ordered())) >= settings.enough_suggestions:
+                break
+            # Every sample is handed over before SamplingDone, so once that is seen and
+            # nothing waits for a verdict, the round is complete.
+            if round_over:
+                if prepare_failure is not None or sampling_error is not None or round_error is not None:
+                    break
+                seen_before, done_before = book.samples_seen, len(book.done)
+                current = next_round()
+                if not current:
+                    break
+                sampling_done = False
+                yield progress(f"round {rounds.number}: {describe(current)}")
+                continue
             if prepare_failure is not None and (sampling_done or not book.waiting):
                 break
             try:
@@ -161,9 +227,15 @@ def run_optimize(
                     if failure is not None:
                         job_cancel.set()  # nothing can be verified: stop the model
                 case _workers.SamplingDone(error):
-                    sampling_done, sampling_error = True, error
+                    sampling_done = True
+                    if current:
+                        round_error = error
+                    else:
+                        sampling_error = error
                 case _workers.Sampled(index, raw):
-                    yield from book.add_sample(index, raw, verify=lambda i, code: jobs.put((i, code)))
+                    followup = rounds.planned.get(index)
+                    origin = followup.origin if followup is not None else FIRST
+                    yield from book.add_sample(index, raw, verify=lambda i, code: jobs.put((i, code)), origin=origin)
                     yield progress()
                 case _workers.Verified(index, verdict):
                     yield from book.complete(index, verdict)
@@ -174,7 +246,8 @@ def run_optimize(
         if not (sampling_done and not book.waiting):
             job_cancel.set()
         jobs.put(None)
-        sampler.join(timeout=30)
+        for thread in samplers:
+            thread.join(timeout=30)
         checker.join(timeout=30)
         verifier.close()
         slot.close()
@@ -191,10 +264,26 @@ def run_optimize(
         outcome, summary = summarize(candidates, found, settings.threshold)
         if sampling_error:
             summary += f"; sampling stopped early: {sampling_error}"
+        if round_error and not stopped:
+            stopped = f"sampling stopped early: {round_error}"
+        summary += _rounds_note(candidates, stopped)
     elapsed = time.monotonic() - started
     yield Finished(function=info.name, mode=mode, summary=f"{summary}{log.note} [{elapsed:.0f} s]", outcome=outcome,
                    candidates=candidates, suggestions=found, request_id=log.request_id, start_byte=info.start_byte,
                    end_byte=info.end_byte, original_code=info.text)
+
+
+def _rounds_note(candidates: list[Candidate], stopped: str) -> str:
+    """``; 3 candidates from feedback rounds (1 repaired, 1 verified faster)``, or nothing when none ran."""
+    later = [c for c in candidates if c.round > 1]
+    if not later:
+        return f"; {stopped}" if stopped else ""
+    repaired = sum(c.feedback == "repair" and c.verdict.status in TIMED for c in later)
+    faster = sum(c.verdict.status is Status.FASTER for c in later)
+    rounds = max(c.round for c in later) - 1
+    note = (f"; {len(later)} candidate{'s' if len(later) != 1 else ''} from {rounds} feedback "
+            f"round{'s' if rounds != 1 else ''} ({repaired} repaired, {faster} verified faster)")
+    return note + (f"; {stopped}" if stopped else "")
 
 
 def _parse(request: OptimizeRequest) -> _Target:

@@ -1,16 +1,23 @@
-"""Prompt templates for the two tasks, versioned in one place.
+"""Prompt templates for the two tasks and for the feedback rounds, versioned in one place.
 
-Change a template, change ``PROMPT_VERSION``: the store records the version
-with every candidate, and the training package groups data by it.
+Change a first-round template, change ``PROMPT_VERSION``; change a feedback
+template (repair or improvement), change ``FEEDBACK_PROMPT_VERSION``: the store
+records the version with every candidate, and the training package groups data
+by it. A feedback turn continues the first round's conversation: the model's
+candidate as its answer, then what the verifier found and the request for a
+corrected (repair) or faster (improvement) whole function.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..settings import Settings
+from ..verdict import Status, Verdict
 
 PROMPT_VERSION = "2026-11-30.2"
+FEEDBACK_PROMPT_VERSION = "feedback-2026-12-02.1"
 MODES = ("serial", "openmp")
 # Sampling stops at a closing fence followed by a blank line: the explanation models
 # write after the code costs time and is never used.
@@ -80,12 +87,16 @@ def _compiler(language: str, settings: Settings) -> str:
     return settings.cxx if language == "cpp" else settings.cc
 
 
+def _fence(language: str) -> str:
+    return "cpp" if language == "cpp" else "c"
+
+
 def build_messages(function_info: FunctionLike, mode: str, settings: Settings) -> list[dict[str, str]]:
     """The chat messages asking for a faster (``serial``) or parallel (``openmp``) rewrite."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     language = function_info.language
-    fence = "cpp" if language == "cpp" else "c"
+    fence = _fence(language)
     context = function_info.context.strip() or "/* nothing beyond the standard headers */"
     user = USER.format(
         task=TASKS[mode].format(threads=settings.threads),
@@ -104,3 +115,158 @@ def build_messages(function_info: FunctionLike, mode: str, settings: Settings) -
 
 def build_prompt(function_info: FunctionLike, mode: str, settings: Settings) -> Prompt:
     return Prompt(build_messages(function_info, mode, settings))
+
+
+# -- feedback rounds
+
+REPAIR_STATUSES = frozenset({Status.COMPILE_ERROR, Status.INCORRECT, Status.CRASH})
+IMPROVE_STATUSES = frozenset({Status.NOT_SIGNIFICANT, Status.SLOWER})
+
+REPAIR = {
+    Status.COMPILE_ERROR: "Your rewrite does not compile ({compiler} {flags}{openmp_flag}, {language_name}). "
+                          "The compiler's first error:\n```\n{detail}\n```",
+    Status.INCORRECT: "Your rewrite compiles, but it computes something different from the original. "
+                      "The first mismatch the checker found: {detail}.",
+    Status.CRASH: "Your rewrite compiles, but it crashed when called: {detail}.",
+}
+
+# What the compiler's message usually means, for the mistakes models make most often.
+HINTS = (
+    (r"user defined reduction not found|reduction variable .* (array|pointer)|not a scalar"
+     r"|has invalid type for .reduction",
+     "A reduction clause here may name only scalar variables: add up into a local scalar and store it after the "
+     "loop, or let each iteration write its own element, which needs no clause."),
+    (r"has not been declared|undeclared|was not declared",
+     "Declare every variable before the `#pragma omp` line or the statement that uses it; a loop variable does not "
+     "exist outside its loop."),
+    (r"not enough (for )?loops to collapse|collapsed loops not perfectly nested|not perfectly nested",
+     "collapse(n) needs n loops nested directly in each other with nothing between them; drop collapse or use it "
+     "only on such loops."),
+    (r"for statement expected|expected .for.",
+     "`#pragma omp parallel for` must be followed directly by a for loop."),
+    (r"invalid controlling predicate|invalid increment expression|initializer expression refers to iteration",
+     "An OpenMP loop must have the form `for (int i = a; i < b; i++)` with bounds that do not change in the loop."),
+    (r"conflicting types|redefinition|redeclared",
+     "Write only the function itself: the declarations it uses are already in the file."),
+)
+
+# A reply with no whole function in it (a loop, a fragment, only the changed lines).
+NO_CODE = (
+    "Your reply does not hold a complete `{name}` function that can replace the original ({detail}). Write the "
+    "whole function: the signature `{signature}`, then the complete body, not only the lines that change."
+)
+
+REPAIR_ASK = (
+    "Fix the rewrite so that it compiles and computes exactly what the original computes{goal}. Reply with the "
+    "complete corrected `{name}` function, with the same signature `{signature}`, in one ```{fence} code block, "
+    "and nothing after it."
+)
+
+IMPROVE = {
+    "serial": (
+        "Your rewrite is correct, but it is not faster: the original takes {baseline} and your rewrite {candidate} "
+        "({ratio}). Find a change that makes a real difference on one core (memory access order, work hoisted out "
+        "of loops, a better algorithm), still without OpenMP or threads."
+    ),
+    "openmp": (
+        "Your parallel rewrite is correct, but it is not faster: with {threads} threads it takes {candidate}, and "
+        "the original on 1 thread takes {baseline} ({ratio}). Make it scale: parallelize the outermost loop that "
+        "does most of the work, keep enough work per thread, avoid critical sections and atomics in hot loops, and "
+        "use only `parallel for`, `reduction`, `collapse` and `schedule`."
+    ),
+}
+
+IMPROVE_ASK = (
+    "Reply with the complete faster `{name}` function, with the same signature `{signature}`, in one ```{fence} "
+    "code block, and nothing after it."
+)
+
+
+@dataclass(frozen=True)
+class FeedbackTurn:
+    """A follow-up turn: ``kind`` is ``repair`` or ``improve``; ``text`` what the model is told."""
+
+    kind: str
+    text: str
+    messages: list[dict[str, str]]
+
+
+def feedback_kind(verdict: Verdict) -> str | None:
+    """``repair`` for a candidate that failed, ``improve`` for a correct one not verified faster, else None."""
+    if verdict.status in REPAIR_STATUSES:
+        return "repair"
+    if verdict.status in IMPROVE_STATUSES and verdict.speedup is not None:
+        return "improve"
+    return None
+
+
+def build_feedback(first_messages: list[dict[str, str]], function_info: FunctionLike, mode: str,
+                   settings: Settings, code: str, verdict: Verdict, raw: str = "") -> FeedbackTurn | None:
+    """The follow-up turn for one candidate and its verdict, or None when there is nothing to ask for.
+
+    ``code`` is the extracted candidate; when there is none, a reply (``raw``) that held no whole
+    function is sent back as it was, with a request for the whole function.
+    """
+    kind = feedback_kind(verdict)
+    no_code = not code.strip()
+    if kind is None or (no_code and not (kind == "repair" and raw.strip()
+                                         and verdict.detail.startswith("no usable code"))):
+        return None
+    language = function_info.language
+    fields = {
+        "name": function_info.name,
+        "signature": " ".join(function_info.signature.split()),
+        "fence": _fence(language),
+        "compiler": _compiler(language, settings),
+        "flags": " ".join(settings.cflags),
+        "openmp_flag": " -fopenmp" if mode == "openmp" else "",
+        "language_name": "C++" if language == "cpp" else "C",
+        "threads": verdict.threads,
+    }
+    if no_code:
+        detail = _short(verdict.detail.removeprefix("no usable code: "))
+        parts = [NO_CODE.format(detail=detail, **fields), REPAIR_ASK.format(goal="", **fields)]
+    elif kind == "repair":
+        detail = _short(verdict.detail)
+        parts = [REPAIR[verdict.status].format(detail=detail, **fields)]
+        hint = _hint(detail) if verdict.status is Status.COMPILE_ERROR else None
+        if hint:
+            parts.append(hint)
+        goal = " in parallel with OpenMP" if mode == "openmp" else ""
+        parts.append(REPAIR_ASK.format(goal=goal, **fields))
+    else:
+        parts = [IMPROVE[mode].format(baseline=_ms(verdict.baseline_ms), candidate=_ms(verdict.candidate_ms),
+                                      ratio=_ratio(verdict.speedup), **fields),
+                 IMPROVE_ASK.format(**fields)]
+    text = "\n\n".join(parts)
+    if no_code:
+        answer = {"role": "assistant", "content": raw.strip()[:4000]}
+    else:
+        answer = {"role": "assistant", "content": f"```{fields['fence']}\n{code.strip()}\n```"}
+    return FeedbackTurn(kind, text, [*first_messages, answer, {"role": "user", "content": text}])
+
+
+def _short(detail: str, limit: int = 400) -> str:
+    line = " ".join(detail.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _hint(detail: str) -> str | None:
+    for pattern, hint in HINTS:
+        if re.search(pattern, detail, re.IGNORECASE):
+            return hint
+    return None
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "an unknown time"
+    return f"{value:.3g} ms" if value >= 0.01 else f"{value * 1000:.3g} µs"
+
+
+def _ratio(speedup: float | None) -> str:
+    if not speedup:
+        return "no measurable difference"
+    if speedup >= 1.0:
+        return f"{speedup:.2f}× as fast, within the noise"
+    return f"{1 / speedup:.2f}× slower"

@@ -7,6 +7,7 @@ the next. Neither raises: a failure reaches the job as an event.
 """
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 from dataclasses import dataclass
@@ -82,6 +83,27 @@ def sample(slot: ModelSlot, settings: Settings, model: str | None, messages: lis
         events.put(Note(f"sampling {n} candidates"))
         slot.backend.generate(messages, n, params, cancel=cancel,
                               on_sample=lambda i, raw: events.put(Sampled(i, raw)))
+        events.put(SamplingDone(None))
+    except BackendError as exc:
+        events.put(SamplingDone(str(exc)))
+    except MemoryError:
+        events.put(SamplingDone("not enough memory to run the model; try --model qwen2.5-coder-0.5b"))
+    except Exception as exc:  # noqa: BLE001 - a bug in a backend is reported as one
+        events.put(SamplingDone(f"the model backend failed: {bug_message(exc, 'sampling')}"))
+
+
+def sample_turns(slot: ModelSlot, turns: list[tuple[int, list[dict[str, str]], int]], params: SamplingParams,
+                 cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
+    """A feedback round: one sample for each ``(index, messages, seed)`` in turn; ends with :class:`SamplingDone`."""
+    try:
+        backend = slot.backend
+        if backend is None:
+            raise BackendError("no model is loaded")
+        for index, messages, seed in turns:
+            if cancel.is_set():
+                break
+            backend.generate(messages, 1, dataclasses.replace(params, seed=seed), cancel=cancel,
+                             on_sample=lambda _i, raw, index=index: events.put(Sampled(index, raw)))
         events.put(SamplingDone(None))
     except BackendError as exc:
         events.put(SamplingDone(str(exc)))

@@ -21,9 +21,20 @@ from ..errors import (
     StoreReadOnlyError,
 )
 from ._db import CandidateStore, folder_not_writable
-from ._exports import KINDS, ExportResult, assistant, export, iter_dpo, iter_reward, iter_rl, iter_sft, split_for
+from ._exports import (
+    KINDS,
+    ExportResult,
+    assistant,
+    export,
+    iter_dpo,
+    iter_repair,
+    iter_reward,
+    iter_rl,
+    iter_sft,
+    split_for,
+)
 from ._ids import function_key, iso_utc, new_id, utc_now
-from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._pairs import Pair, best_good, dpo_pairs, repair_pairs, reward_pairs
 from ._policy import StorePolicy
 from ._report import write_report
 from ._reviews import ReviewIndex, ReviewItem, review_items
@@ -69,10 +80,12 @@ __all__ = [
     "function_key",
     "iso_utc",
     "iter_dpo",
+    "iter_repair",
     "iter_reward",
     "iter_rl",
     "iter_sft",
     "new_id",
+    "repair_pairs",
     "review_items",
     "reward_pairs",
     "split_for",

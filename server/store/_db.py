@@ -305,6 +305,10 @@ class CandidateStore:
             "timings": json.dumps(verdict.get("timings") or {}),
             "phases": json.dumps(verdict.get("phases") or {}),
             "verdict_extra": json.dumps(extra, default=str),
+            "round": cand.round,
+            "parent_id": cand.parent_id,
+            "round_kind": cand.round_kind,
+            "round_feedback": cand.round_feedback,
         }
         row.update({column: verdict.get(name) for name, column in VERDICT_COLUMNS.items()})
         row["detail"] = row["detail"] or ""

@@ -9,6 +9,12 @@
 * ``rl.jsonl``: ``prompt`` plus what an execution reward needs — ``source``
   (context and original function as one compilable file), ``language``,
   ``function``, ``mode`` — and ``split``.
+* ``repair.jsonl``: failed → fixed pairs from the feedback rounds — ``prompt``
+  (the request's prompt, the earlier candidate as the model's answer, the
+  feedback it was given), ``chosen`` (the answer that fixed it) and
+  ``rejected`` (the earlier candidate), ``messages`` (prompt plus chosen, for
+  SFT), ``kind`` (``repair`` or ``improve``), the statuses, ``split``. The
+  rules are in ``_pairs.repair_pairs``.
 
 Reviews (``_reviews``) apply to the pairs and SFT examples: an excluded item
 is left out, a ``prefer_other`` pair is written the other way round, and
@@ -29,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from ._db import CandidateStore
-from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._pairs import Pair, best_good, dpo_pairs, repair_pairs, reward_pairs
 from ._reviews import UNREVIEWED, ReviewIndex
 from ._rows import StoredCandidate, StoredRequest
 
-KINDS = ("dpo", "reward", "sft", "rl")
+KINDS = ("dpo", "reward", "sft", "rl", "repair")
 DEFAULT_EVAL_PERCENT = 10
 
 
@@ -190,11 +196,62 @@ def iter_rl(
         }
 
 
+def iter_repair(
+    store: CandidateStore,
+    eval_percent: int = DEFAULT_EVAL_PERCENT,
+    since: str | None = None,
+    approved_only: bool = False,
+    counts: dict[str, int] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """One row per feedback-round answer that fixed the candidate it was shown (failed → fixed).
+
+    Reviews apply as to other pairs, but a repair pair a reviewer turned round
+    (the earlier candidate preferred) is left out: it no longer shows a repair.
+    """
+    index = ReviewIndex.load(store)
+    for req, candidates in _requests_with_candidates(store, since):
+        for pair in repair_pairs(candidates):
+            decided = index.decide_pair(pair, "repair")
+            state = decided[1].state if decided else "excluded"
+            if counts is not None:
+                counts[state] = counts.get(state, 0) + 1
+            if decided is None or decided[0].chosen.id != pair.chosen.id:
+                continue
+            if approved_only and decided[1].state == UNREVIEWED:
+                continue
+            fixed, failed = pair.chosen, pair.rejected
+            prompt = [*req.prompt_messages, *assistant(failed.code, req.language),
+                      {"role": "user", "content": fixed.round_feedback}]
+            chosen = assistant(fixed.code, req.language)
+            yield {
+                "prompt": prompt,
+                "chosen": chosen,
+                "rejected": assistant(failed.code, req.language),
+                "messages": [*prompt, *chosen],
+                "kind": fixed.round_kind,
+                "round": fixed.round,
+                "feedback": fixed.round_feedback,
+                "chosen_status": fixed.status,
+                "rejected_status": failed.status,
+                "chosen_speedup": fixed.verdict.speedup,
+                "rejected_speedup": failed.verdict.speedup,
+                "margin": pair.margin,
+                "function_key": req.function_key,
+                "mode": req.mode,
+                "split": split_for(req.function_key, eval_percent),
+                "request_id": req.id,
+                "chosen_id": fixed.id,
+                "rejected_id": failed.id,
+                **decided[1].fields(),
+            }
+
+
 ITERATORS: dict[str, Callable[..., Iterator[dict[str, Any]]]] = {
     "dpo": iter_dpo,
     "reward": iter_reward,
     "sft": iter_sft,
     "rl": iter_rl,
+    "repair": iter_repair,
 }
 
 

@@ -154,6 +154,21 @@ FROM candidates c JOIN requests r ON r.id = c.request_id
 
 
 @migrations()
+def m003_candidate_rounds(db: Database) -> None:
+    """Feedback rounds: each candidate's round, the candidate it answers and what the model was told."""
+    _run(
+        db,
+        """
+ALTER TABLE candidates ADD COLUMN round INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE candidates ADD COLUMN parent_id TEXT REFERENCES candidates (id);
+ALTER TABLE candidates ADD COLUMN round_kind TEXT;
+ALTER TABLE candidates ADD COLUMN round_feedback TEXT NOT NULL DEFAULT '';
+CREATE INDEX idx_candidates_parent_id ON candidates (parent_id)
+""",
+    )
+
+
+@migrations()
 def m004_reviews(db: Database) -> None:
     """Reviewers' decisions on candidates and pairs; every review is kept, the latest of an item wins."""
     _run(

@@ -23,6 +23,13 @@ nothing.
 are every significantly different pair of scored candidates, the higher score
 chosen: a correct candidate beats a failed one, a faster one beats a slower
 one, the user's choice beats the one they turned down.
+
+**Repair pairs** come from the feedback rounds: a candidate of a later round
+(chosen) and the candidate whose feedback it answered (rejected), when it
+fixed it: the earlier one failed and the answer passed every check (a
+repair), or the earlier one was correct but not verified faster and the answer
+was verified faster (an improvement). An answer the user rejected fixes
+nothing.
 """
 from __future__ import annotations
 
@@ -142,6 +149,24 @@ def reward_pairs(candidates: list[StoredCandidate]) -> list[Pair]:
                 continue
             chosen, rejected = (a, b) if sa > sb else (b, a)
             pairs.append(Pair(chosen, rejected, _margin(chosen, rejected)))
+    return pairs
+
+
+def repair_pairs(candidates: list[StoredCandidate]) -> list[Pair]:
+    """(fixed answer, the candidate it answered) pairs of one request's feedback rounds."""
+    by_id = {c.id: c for c in candidates}
+    pairs = []
+    for answer in candidates:
+        parent = by_id.get(answer.parent_id) if answer.parent_id else None
+        if parent is None or not answer.code or not parent.code or answer.rejected_by_user:
+            continue
+        if answer.code_hash == parent.code_hash:
+            continue
+        repaired = is_failed(parent) and is_timed(answer)
+        improved = (is_timed(parent) and parent.verdict.status is not Status.FASTER
+                    and answer.verdict.status is Status.FASTER)
+        if repaired or improved:
+            pairs.append(Pair(answer, parent, _margin(answer, parent)))
     return pairs
 
 

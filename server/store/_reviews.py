@@ -23,7 +23,7 @@ from typing import Any
 
 from ._db import CandidateStore
 from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
-from ._rows import StoredCandidate, StoredRequest, StoredReview
+from ._rows import REVIEW_SCOPES, StoredCandidate, StoredRequest, StoredReview
 
 # The review state an exported row carries in its ``review`` field.
 UNREVIEWED, APPROVED, FLIPPED = "unreviewed", "approved", "flipped"
@@ -52,7 +52,7 @@ class ReviewIndex:
         self._pair: dict[tuple[frozenset[str], str], StoredReview] = {}
         self._naming: dict[str, StoredReview] = {}
         for review in reviews:  # oldest first, so a later review replaces an earlier one
-            for kind in ("dpo", "reward", "sft"):
+            for kind in REVIEW_SCOPES[1:]:
                 if not review.applies(kind):
                     continue
                 if review.other_id is None:
@@ -68,7 +68,7 @@ class ReviewIndex:
         return cls(store.reviews())
 
     def of_candidate(self, candidate_id: str, kind: str) -> StoredReview | None:
-        """The latest review of the candidate alone that applies to ``kind`` (dpo, reward or sft)."""
+        """The latest review of the candidate alone that applies to ``kind`` (dpo, reward, sft or repair)."""
         return self._candidate.get((candidate_id, kind))
 
     def of_pair(self, a: str, b: str, kind: str = "dpo") -> StoredReview | None:

@@ -12,7 +12,7 @@ ACCEPTING_ACTIONS = frozenset({"accepted", "edited_after_accept"})
 # A reviewer's decisions; ``prefer_other`` is for a pair and means its second candidate is the better one.
 REVIEW_DECISIONS = ("approve", "exclude", "prefer_other")
 # What a review applies to: every export, or the pairs or examples of one rule.
-REVIEW_SCOPES = ("all", "dpo", "reward", "sft")
+REVIEW_SCOPES = ("all", "dpo", "reward", "sft", "repair")
 
 
 @dataclass
@@ -107,6 +107,12 @@ class StoredCandidate:
     diff: str
     verdict: Verdict
     feedback: list[StoredFeedback] = field(default_factory=list)
+    # Feedback rounds: round 1 answers the request's prompt; a later round answers
+    # ``round_feedback`` about candidate ``parent_id`` (``round_kind``: repair or improve).
+    round: int = 1
+    parent_id: str | None = None
+    round_kind: str | None = None
+    round_feedback: str = ""
 
     @property
     def status(self) -> str:
@@ -142,6 +148,10 @@ class StoredCandidate:
             diff=row["diff"],
             verdict=Verdict.from_dict(data),
             feedback=list(feedback or []),
+            round=row.get("round") or 1,
+            parent_id=row.get("parent_id"),
+            round_kind=row.get("round_kind"),
+            round_feedback=row.get("round_feedback") or "",
         )
 
 

@@ -132,7 +132,7 @@ def test_exports_load_with_datasets_in_the_shape_trl_expects(store: CandidateSto
     import datasets
     populate(store)
     result = export(store, tmp_path / "out", eval_percent=0)
-    assert result.rows == {"dpo": 4, "reward": 9, "sft": 1, "rl": 2}
+    assert result.rows == {"dpo": 4, "reward": 9, "sft": 1, "rl": 2, "repair": 0}
 
     for kind in ("dpo", "reward"):
         ds = datasets.load_dataset("json", data_files=str(result.files[kind]), split="train")

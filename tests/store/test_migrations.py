@@ -5,7 +5,9 @@ import json
 import sqlite3
 from pathlib import Path
 
-from perfalign.server.store import CandidateStore
+import pytest
+
+from perfalign.server.store import CandidateStore, StoreError
 from perfalign.server.store._migrations import known_names
 from perfalign.server.verdict import Status
 from tests.store.store_data import ROW_SUMS, ROW_SUMS_FAST, candidate, request, verdict
@@ -177,4 +179,25 @@ def test_a_store_from_before_reviews_gets_the_reviews_table_and_keeps_its_rows(t
         flipped = [(r["chosen_id"], r["review"], r["reviewer"]) for r in iter_dpo(store)]
         assert flipped == [("01HV1BAD", "flipped", "alice")]
         assert store.list_candidates(review_status="unreviewed") == []
+        assert store.check() == []
+
+
+def test_candidates_from_before_the_rounds_are_first_round_candidates(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    build_v1(path)
+    with CandidateStore(path, prune=False) as store:
+        assert "m003_candidate_rounds" in store.schema_version()
+        old = store.get_candidate("01HV1CAND")
+        assert (old.round, old.parent_id, old.round_kind, old.round_feedback) == (1, None, None, "")
+        # A feedback round's answer links to the candidate it answers, which must exist.
+        rid = store.record_request(request())
+        first = store.record_candidate(rid, candidate(ROW_SUMS_FAST, verdict(Status.COMPILE_ERROR)))
+        record = candidate(ROW_SUMS_FAST.replace("s +=", "s = s +"), verdict(Status.FASTER, 1.7))
+        record.round, record.parent_id, record.round_kind, record.round_feedback = 2, first, "repair", "fix it"
+        answer = store.get_candidate(store.record_candidate(rid, record))
+        assert (answer.round, answer.parent_id, answer.round_kind) == (2, first, "repair")
+        assert answer.round_feedback == "fix it"
+        record.parent_id = "01NOSUCHCANDIDATE"
+        with pytest.raises(StoreError):
+            store.record_candidate(rid, record)
         assert store.check() == []

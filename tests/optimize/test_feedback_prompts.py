@@ -1,0 +1,84 @@
+"""The feedback turns: what the model is told about a failed or a slow candidate, in both modes and languages."""
+from __future__ import annotations
+
+import pytest
+
+from perfalign.server import cparse
+from perfalign.server.optimize import FEEDBACK_PROMPT_VERSION, PROMPT_VERSION, build_feedback, build_messages
+from perfalign.server.settings import Settings
+from perfalign.server.verdict import Status, Verdict
+
+C_SOURCE = """double total(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+"""
+CPP_SOURCE = """#include <vector>
+void scale(std::vector<double> &v, double a) {
+    for (std::size_t i = 0; i < v.size(); i++)
+        v[i] *= a;
+}
+"""
+
+
+def info(language: str):  # type: ignore[no-untyped-def]
+    source = C_SOURCE if language == "c" else CPP_SOURCE
+    return cparse.find_function(source, language, name="total" if language == "c" else "scale")
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("mode", ["serial", "openmp"])
+def test_a_repair_turn_continues_the_conversation_with_the_first_error(language: str, mode: str) -> None:
+    fn, settings = info(language), Settings()
+    first = build_messages(fn, mode, settings)
+    error = "line 3: error: user defined reduction not found for 'v'"
+    turn = build_feedback(first, fn, mode, settings, "void f() { broken }",
+                          Verdict(Status.COMPILE_ERROR, detail=error, mode=mode))
+    assert turn is not None and turn.kind == "repair"
+    assert turn.messages[:2] == first
+    fence = "cpp" if language == "cpp" else "c"
+    assert turn.messages[2] == {"role": "assistant", "content": f"```{fence}\nvoid f() {{ broken }}\n```"}
+    assert turn.messages[3] == {"role": "user", "content": turn.text}
+    assert error in turn.text and "does not compile" in turn.text
+    assert ("C++" if language == "cpp" else "C)") in turn.text
+    assert "only scalar variables" in turn.text  # what the message means
+    assert f"`{fn.name}`" in turn.text and f"```{fence} code block" in turn.text
+    assert ("in parallel with OpenMP" in turn.text) == (mode == "openmp")
+    assert ("-fopenmp" in turn.text) == (mode == "openmp")
+
+
+def test_a_mismatch_and_a_crash_are_told_as_the_checker_found_them() -> None:
+    fn, settings = info("c"), Settings()
+    first = build_messages(fn, "openmp", settings)
+    mismatch = "'return value' is 3.5, the original gives 4.0 (n=17, seed 2) at 3 threads"
+    wrong = build_feedback(first, fn, "openmp", settings, "double total() {}", Verdict(Status.INCORRECT, detail=mismatch))
+    assert wrong is not None and "computes something different" in wrong.text and mismatch in wrong.text
+    crash = "the candidate accessed memory past the end of 'x' (17 elements)"
+    crashed = build_feedback(first, fn, "serial", settings, "double total() {}", Verdict(Status.CRASH, detail=crash))
+    assert crashed is not None and "crashed" in crashed.text and "'x'" in crashed.text
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_an_improvement_turn_gives_the_measured_times(language: str) -> None:
+    fn, settings = info(language), Settings()
+    slow = Verdict(Status.SLOWER, speedup=0.5, baseline_ms=4.0, candidate_ms=8.0, threads=2, mode="openmp")
+    turn = build_feedback(build_messages(fn, "openmp", settings), fn, "openmp", settings, "code", slow)
+    assert turn is not None and turn.kind == "improve"
+    assert "with 2 threads it takes 8 ms" in turn.text and "1 thread takes 4 ms" in turn.text
+    assert "2.00× slower" in turn.text
+    same = Verdict(Status.NOT_SIGNIFICANT, speedup=1.02, baseline_ms=0.004, candidate_ms=0.0039)
+    turn = build_feedback(build_messages(fn, "serial", settings), fn, "serial", settings, "code", same)
+    assert turn is not None and "4 µs" in turn.text and "1.02× as fast, within the noise" in turn.text
+    assert "without OpenMP" in turn.text
+
+
+def test_nothing_is_asked_about_a_faster_candidate_a_refusal_or_missing_code() -> None:
+    fn, settings = info("c"), Settings()
+    first = build_messages(fn, "serial", settings)
+    for verdict in (Verdict(Status.FASTER, speedup=2.0), Verdict(Status.UNSUPPORTED, detail="perfalign's bug"),
+                    Verdict(Status.REJECTED_UNSAFE, detail="calls system()"), Verdict(Status.TIMEOUT)):
+        assert build_feedback(first, fn, "serial", settings, "code", verdict) is None
+    assert build_feedback(first, fn, "serial", settings, "", Verdict(Status.COMPILE_ERROR, detail="x")) is None
+    assert FEEDBACK_PROMPT_VERSION != PROMPT_VERSION

@@ -1,0 +1,53 @@
+"""Feedback rounds with the real default model (slow): a first round that does not compile gets a repair round."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfalign.server.backends import create_backend
+from perfalign.server.events import Finished, Progress
+from perfalign.server.optimize import OptimizeRequest, run_optimize
+from perfalign.server.registry import pull
+from perfalign.server.settings import Settings
+from perfalign.server.verdict import TIMED, Status
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.timeout(1200)  # a first round and a repair round: two jobs' worth of sampling
+def test_the_real_model_is_shown_its_compile_errors_and_answers_them() -> None:
+    settings = Settings(log_to_store=False, job_budget_s=900)
+    pull(settings.model)  # already assembled by `make model`: only the hash is checked
+    backend = create_backend(settings)
+    try:
+        # Most of the default model's OpenMP versions of blur_1d do not compile (docs/benchmarks.md).
+        request = OptimizeRequest(path=REPO / "examples" / "c" / "blur_1d.c", function="blur_1d", mode="openmp",
+                                  samples=2, max_tokens=512, seed=1)
+        events = list(run_optimize(request, settings, backend=backend))
+    finally:
+        backend.close()
+    finished = events[-1]
+    assert isinstance(finished, Finished)
+    first = [c for c in finished.candidates if c.round == 1]
+    # A candidate that did not compile, or a reply without a whole function (sent back as it was).
+    broken = [c.index for c in first if c.verdict.status is Status.COMPILE_ERROR and (c.code or c.raw_output.strip())
+              and "same code as candidate" not in c.verdict.detail]
+    assert broken, f"the first round was meant to fail to compile: {[c.verdict.detail for c in first]}"
+    assert not any(c.verdict.status is Status.FASTER for c in first), "nothing to repair: the first round found one"
+    answers = [c for c in finished.candidates if c.round == 2]
+    # Every candidate that did not compile was shown its error (unless a repair was verified faster first,
+    # which ends the round); each answer was verified.
+    repaired = [c.parent for c in answers if c.feedback == "repair"]
+    assert repaired and set(repaired) <= set(broken)
+    if not finished.suggestions:
+        assert sorted(repaired) == sorted(broken)
+    assert all(c.raw_output.strip() and c.verdict.detail for c in answers)
+    assert any(isinstance(e, Progress) and e.message.startswith("round 2: repairing") for e in events)
+    assert "feedback round" in finished.summary
+    for c in answers:
+        if c.code and c.verdict.status not in TIMED:
+            assert c.code != finished.candidates[c.parent].code or "same code" in c.verdict.detail
+    for suggestion in finished.suggestions:
+        assert suggestion.verdict.ci95 is not None and suggestion.verdict.ci95[0] > 1.05
