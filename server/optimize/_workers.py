@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..backends import Backend, BackendError, SamplingParams, create_backend
@@ -75,7 +76,8 @@ class ModelSlot:
 def sample(slot: ModelSlot, settings: Settings, model: str | None, messages: list[dict[str, str]], n: int,
            params: SamplingParams, cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
     """Load the model when the slot is empty, then sample ``n`` candidates; ends with :class:`SamplingDone`."""
-    try:
+
+    def work() -> None:
         if slot.backend is None:
             name = model or settings.model
             events.put(Note(f"loading {name}" if settings.backend != "fake" else "loading replies"))
@@ -83,6 +85,14 @@ def sample(slot: ModelSlot, settings: Settings, model: str | None, messages: lis
         events.put(Note(f"sampling {n} candidates"))
         slot.backend.generate(messages, n, params, cancel=cancel,
                               on_sample=lambda i, raw: events.put(Sampled(i, raw)))
+
+    _until_done(work, events)
+
+
+def _until_done(work: Callable[[], None], events: queue.Queue[WorkerEvent]) -> None:
+    """Run ``work``, then put :class:`SamplingDone` with None or what stopped it, in words."""
+    try:
+        work()
         events.put(SamplingDone(None))
     except BackendError as exc:
         events.put(SamplingDone(str(exc)))
@@ -95,7 +105,8 @@ def sample(slot: ModelSlot, settings: Settings, model: str | None, messages: lis
 def sample_turns(slot: ModelSlot, turns: list[tuple[int, list[dict[str, str]], int]], params: SamplingParams,
                  cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
     """A feedback round: one sample for each ``(index, messages, seed)`` in turn; ends with :class:`SamplingDone`."""
-    try:
+
+    def work() -> None:
         backend = slot.backend
         if backend is None:
             raise BackendError("no model is loaded")
@@ -104,13 +115,8 @@ def sample_turns(slot: ModelSlot, turns: list[tuple[int, list[dict[str, str]], i
                 break
             backend.generate(messages, 1, dataclasses.replace(params, seed=seed), cancel=cancel,
                              on_sample=lambda _i, raw, index=index: events.put(Sampled(index, raw)))
-        events.put(SamplingDone(None))
-    except BackendError as exc:
-        events.put(SamplingDone(str(exc)))
-    except MemoryError:
-        events.put(SamplingDone("not enough memory to run the model; try --model qwen2.5-coder-0.5b"))
-    except Exception as exc:  # noqa: BLE001 - a bug in a backend is reported as one
-        events.put(SamplingDone(f"the model backend failed: {bug_message(exc, 'sampling')}"))
+
+    _until_done(work, events)
 
 
 def verify(verifier: FunctionVerifier, slot: ModelSlot, jobs: queue.Queue[tuple[int, str] | None],
