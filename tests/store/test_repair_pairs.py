@@ -70,3 +70,25 @@ def test_first_round_candidates_make_no_repair_pairs(store: CandidateStore) -> N
     store.record_candidate(rid, candidate(ROW_SUMS_BROKEN, verdict(Status.COMPILE_ERROR)))
     store.record_candidate(rid, candidate(ROW_SUMS_FAST, verdict(Status.FASTER, 1.8)))
     assert repair_pairs(store.candidates_of(rid)) == []
+
+
+def test_reviews_decide_which_repair_pairs_are_exported(store: CandidateStore, tmp_path: Path) -> None:
+    rid = store.record_request(request())
+    broken = store.record_candidate(rid, candidate(ROW_SUMS_BROKEN, verdict(Status.COMPILE_ERROR)))
+    repaired = store.record_candidate(rid, answer(ROW_SUMS_FAST, Status.FASTER, 1.8, broken, "repair"))
+    same = store.record_candidate(rid, candidate(SAME_SPEED, verdict(Status.NOT_SIGNIFICANT, 1.01)))
+    improved = store.record_candidate(rid, answer(ROW_SUMS_FAST2, Status.FASTER, 1.7, same, "improve"))
+
+    def exported(**options: object) -> list[tuple[str, str, str]]:
+        result = export(store, tmp_path / "out", kinds=("repair",), eval_percent=0, **options)  # type: ignore[arg-type]
+        rows = [json.loads(line) for line in result.files["repair"].read_text().splitlines()]
+        return sorted((r["rejected_id"], r["chosen_id"], r["review"]) for r in rows)
+
+    assert exported() == sorted([(broken, repaired, "unreviewed"), (same, improved, "unreviewed")])
+    assert exported(approved_only=True) == []
+    store.record_review(repaired, "approve", other_id=broken, reviewer="alice")
+    assert exported(approved_only=True) == [(broken, repaired, "approved")]
+    # An excluded answer is never learned from; a repair turned round no longer shows a repair.
+    store.record_review(improved, "exclude", reviewer="alice", applies_to="repair")
+    store.record_review(repaired, "prefer_other", other_id=broken, reviewer="bob")
+    assert exported() == []
