@@ -14,6 +14,7 @@ from perfalign.server.verdict import TIMED, Status
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
+REPAIRED = {Status.COMPILE_ERROR, Status.INCORRECT, Status.CRASH}
 
 
 @pytest.mark.timeout(1200)  # a first round and a repair round: two jobs' worth of sampling
@@ -31,10 +32,12 @@ def test_the_real_model_is_shown_its_compile_errors_and_answers_them() -> None:
     finished = events[-1]
     assert isinstance(finished, Finished)
     first = [c for c in finished.candidates if c.round == 1]
-    # A candidate that did not compile, or a reply without a whole function (sent back as it was).
-    broken = [c.index for c in first if c.verdict.status is Status.COMPILE_ERROR and (c.code or c.raw_output.strip())
+    # A candidate that did not compile (or a reply without a whole function, sent back as it was), was wrong
+    # or crashed: each is shown what went wrong.
+    broken = [c.index for c in first if c.verdict.status in REPAIRED and (c.code or c.raw_output.strip())
               and "same code as candidate" not in c.verdict.detail]
-    assert broken, f"the first round was meant to fail to compile: {[c.verdict.detail for c in first]}"
+    assert any(c.verdict.status is Status.COMPILE_ERROR for c in first), (
+        f"the first round was meant to fail to compile: {[c.verdict.detail for c in first]}")
     assert not any(c.verdict.status is Status.FASTER for c in first), "nothing to repair: the first round found one"
     answers = [c for c in finished.candidates if c.round == 2]
     # Every candidate that did not compile was shown its error (unless a repair was verified faster first,
