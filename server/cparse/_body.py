@@ -1,6 +1,7 @@
 """What a function's body does, read off its tree: loop ranges, subscripts, writes to names outside it."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,33 +110,30 @@ def local_definitions(info: FunctionInfo) -> dict[str, str]:
     return {k: v[0] for k, v in values.items() if len(v) == 1 and k not in assigned}
 
 
-def index_expressions(info: FunctionInfo, name: str) -> list[str]:
-    """The index of every one-index subscript ``name[i]`` in the function, as written."""
-    tree = parse(info.text, info.language)
-    out: list[str] = []
-    for node in walk(tree.root_node):
+def _one_index_subscripts(info: FunctionInfo) -> Iterator[tuple[Any, str]]:
+    """Every subscript with one index in the function: the subscripted node and the index as written."""
+    for node in walk(parse(info.text, info.language).root_node):
         if node.type != "subscript_expression":
             continue
         arg, idxs = subscript_parts(node)
-        if arg is None or node_text(arg) != name or len(idxs) != 1:
-            continue
-        out.append(node_text(idxs[0]))
-    return out
+        if arg is not None and len(idxs) == 1:
+            yield arg, node_text(idxs[0])
+
+
+def index_expressions(info: FunctionInfo, name: str) -> list[str]:
+    """The index of every one-index subscript ``name[i]`` in the function, as written."""
+    return [index for arg, index in _one_index_subscripts(info) if node_text(arg) == name]
 
 
 def column_expressions(info: FunctionInfo, name: str) -> list[str]:
     """The second index of every ``name[i][j]`` in the function, as written."""
-    tree = parse(info.text, info.language)
     out: list[str] = []
-    for node in walk(tree.root_node):
-        if node.type != "subscript_expression":
-            continue
-        arg, idxs = subscript_parts(node)
-        if arg is None or arg.type != "subscript_expression" or len(idxs) != 1:
+    for arg, index in _one_index_subscripts(info):
+        if arg.type != "subscript_expression":
             continue
         inner, _ = subscript_parts(arg)
         if inner is not None and node_text(inner) == name:
-            out.append(node_text(idxs[0]))
+            out.append(index)
     return out
 
 

@@ -486,7 +486,7 @@ def _row_hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan],
             corners += found
         return size_of(corners) if corners and len(corners) <= 128 else ""
 
-    first = [i for i in cparse.index_expressions(info, name)]
+    first = cparse.index_expressions(info, name)
     rows, cols = extent(first), extent(cparse.column_expressions(info, name))
     names = [q.param.name for q in sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))]
     if plan.container == "rows" and not rows:
