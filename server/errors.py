@@ -105,6 +105,10 @@ class StoreError(PerfalignError):
     """A preference-store problem; ``str(error)`` is one line."""
 
 
+class HotspotsError(PerfalignError):
+    """A profiling run that gave no ranking: the command failed or ran too long, no profiler, no debug info."""
+
+
 class SchemaTooNewError(StoreError):
     """The database was written by a newer perfalign."""
 
