@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "serve": "perfalign.server.cli._serve:serve",
     "models": "perfalign.server.cli._models:models",
     "prefs": "perfalign.server.cli._prefs:prefs",
+    "hotspots": "perfalign.server.cli._hotspots:hotspots",
     "train": "perfalign.training.cli:train",
 }
 

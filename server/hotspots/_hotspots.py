@@ -45,7 +45,8 @@ def profile_command(command: list[str], *, workspace: Path, cwd: Path | None = N
                             f"{tail(plain.stderr) or 'no message'}; its output is in {folder}")
     say(f"running it under {choice.name} ({choice.note})")
     profiled = run_limited(profiled_argv(choice.name, command, folder), cwd=cwd, folder=folder, name=choice.name,
-                           time_limit_s=time_limit_s, what=f"the command under {choice.name}")
+                           time_limit_s=time_limit_s, what=f"the command under {choice.name}",
+                           profiled=True)
     if profiled.returncode != 0:
         raise HotspotsError(f"the command failed under {choice.name} (exit status {profiled.returncode}): "
                             f"{tail(profiled.stderr) or 'no message'}; its output and the profiler's are in {folder}")

@@ -27,7 +27,7 @@ def command_text(command: list[str]) -> str:
 
 
 def run_limited(argv: list[str], *, cwd: Path, folder: Path, name: str, time_limit_s: float,
-                what: str) -> Ran:
+                what: str, profiled: bool = False) -> Ran:
     """Run ``argv`` in its own process group; past ``time_limit_s`` the whole group is stopped.
 
     Its standard output and error are kept in ``folder`` (``NAME.stdout``, ``NAME.stderr``).
@@ -44,9 +44,11 @@ def run_limited(argv: list[str], *, cwd: Path, folder: Path, name: str, time_lim
                 returncode = proc.wait(timeout=time_limit_s)
             except subprocess.TimeoutExpired:
                 _stop_group(proc)
+                where = "its output and the profiler's are" if profiled else "its output is"
                 raise HotspotsError(
                     f"{what} ran past the time limit of {time_limit_s:g} s and was stopped; "
-                    f"its output and the profiler's are in {folder}; give a longer --time-limit or a smaller input"
+                    f"{where} in {folder}; "
+                    f"give a longer --time-limit or a smaller input"
                 ) from None
             except BaseException:
                 _stop_group(proc)
