@@ -126,6 +126,7 @@ class Hot:
     rank: int  # 1-based, by self time
     function: HotFunction
     stale: str | None
+    line: int | None = None  # 1-based first line now, where the body is unchanged
 
 
 def hot_message(profile: Profile, hot: HotFunction, binary_note: str | None = None) -> str:
@@ -147,7 +148,7 @@ def ranked(profile: Profile, workspace: Path, read: Callable[[Path], str | None]
     from .. import cparse  # noqa: PLC0415
 
     reader = read or _read_text
-    texts: dict[str, dict[str, list[str]] | None] = {}
+    texts: dict[str, dict[str, dict[str, int]] | None] = {}
     out = []
     for i, hot in enumerate(profile.functions, 1):
         if hot.path not in texts:
@@ -156,10 +157,11 @@ def ranked(profile: Profile, workspace: Path, read: Callable[[Path], str | None]
             if text is None:
                 texts[hot.path] = None
             else:
-                by_name: dict[str, list[str]] = {}
+                by_name: dict[str, dict[str, int]] = {}
                 try:
                     for info in cparse.list_functions(text, cparse.language_for(path)):
-                        by_name.setdefault(info.qualified_name or info.name, []).append(body_hash(info.text))
+                        bodies_of = by_name.setdefault(info.qualified_name or info.name, {})
+                        bodies_of.setdefault(body_hash(info.text), info.start_line + 1)
                 except cparse.CParseError:
                     pass
                 texts[hot.path] = by_name
@@ -172,7 +174,7 @@ def ranked(profile: Profile, workspace: Path, read: Callable[[Path], str | None]
             stale = f"{hot.name} changed since the profile was taken"
         else:
             stale = None
-        out.append(Hot(i, hot, stale))
+        out.append(Hot(i, hot, stale, bodies[hot.name][hot.body_sha256] if stale is None and bodies else None))
     return out
 
 

@@ -219,6 +219,8 @@ def did_open(ls: PerfalignServer, params: types.DidOpenTextDocumentParams) -> No
         return
     if view.parse_error:
         ls.log(f"{uri}: {view.parse_error}")
+    if ls.hot_in(view):
+        ls.publish(uri)  # the kept profile ranks functions of this file hot
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -307,6 +309,11 @@ async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> li
             )
     job = ls.jobs.running(uri, name)
     target = {"uri": uri, "function": name, "line": span.first_line}
+    # On a function the kept profile ranks hot, the two actions carry its diagnostic, and Optimize is preferred
+    # unless a verified rewrite is on offer: clients list them first.
+    hot = ls.hot_in(view).get(name)
+    hot_diagnostics = [ls.hot_diagnostic(view, span, hot)] if hot is not None else None
+    offered = any(a.is_preferred for a in actions)
     for mode, command in (("serial", CMD_OPTIMIZE), ("openmp", CMD_PARALLELIZE)):
         kind = MODE_KIND[mode]
         if not _wanted(only, kind):
@@ -326,6 +333,8 @@ async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> li
                 kind=kind,
                 command=types.Command(title=MODE_TITLE[mode], command=command, arguments=[target]),
                 data=target,
+                diagnostics=hot_diagnostics,
+                is_preferred=True if hot is not None and mode == "serial" and not offered else None,
             )
         )
     return actions
@@ -804,10 +813,46 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         "storeProblem": ls.store_problem or (ls.store_writer.disabled_reason if ls.store_writer is not None else None),
         "jobs": [j.describe() for j in ls.jobs.jobs.values() if not only_uri or j.uri == only_uri],
         "results": suggestions,
+        "hotspots": _hotspots_report(ls, only_uri),
         "log": str(log_path()),
     }
     ls.log(f"report: {report}")
     return report
+
+
+def _hotspots_report(ls: PerfalignServer, only_uri: str | None) -> dict[str, Any] | None:
+    """The workspace's kept profile: the command, the profiler, and every ranked function with where it is now."""
+    from ..hotspots import profile_path, ranked
+
+    profile = ls.hot.profile(ls.root)
+    if profile is None or ls.root is None:
+        return {"problem": ls.hot.problem} if ls.hot.problem else None
+
+    def read(path: Path) -> str | None:
+        opened = ls.workspace.text_documents.get(unquote(path.as_uri()))
+        if opened is not None:
+            return opened.source
+        try:
+            return ls.view(path.as_uri()).text
+        except Refusal:
+            return None
+
+    functions = []
+    for hot in ranked(profile, ls.root, read):
+        uri = (ls.root / hot.function.path).as_uri()
+        if only_uri and uri != only_uri:
+            continue
+        functions.append({
+            "rank": hot.rank, "uri": uri, "path": hot.function.path, "function": hot.function.name,
+            "line": (hot.line or hot.function.line) - 1, "self": hot.function.self_share,
+            "inclusive": hot.function.inclusive_share, "stale": hot.stale,
+        })
+    return {
+        "command": profile.command_text, "time": profile.time, "profiler": profile.profiler,
+        "overhead": profile.overhead, "binaryChanged": ls.hot.binary_note(profile),
+        "systemShare": profile.system_share, "file": str(profile_path(ls.root)),
+        "functions": functions,
+    }
 
 
 def _race_detection() -> str:

@@ -26,6 +26,7 @@ from ..files import MAX_SOURCE_BYTES, READ_TIMEOUT_S, read_source, start_reading
 from ..paths import home_dir
 from ._config import EffectiveSettings, effective_settings
 from ._feedback import Logged, Offer, Suggestion
+from ._hot import HOT_CODE, HotHere, HotIndex
 from ._io import PerfalignProtocol, serve_socket, serve_stream
 from ._jobs import JobManager, JobState
 from ._model_cache import ModelCache
@@ -143,6 +144,8 @@ class PerfalignServer(LanguageServer):
         self._keys = 0
         self.diff_notification = False
         self.warned: set[tuple[str, str]] = set()
+        self.hot = HotIndex()
+        self.hot_uris: set[str] = set()  # documents showing hot-function diagnostics
 
     # -- plumbing -------------------------------------------------------
 
@@ -340,14 +343,35 @@ class PerfalignServer(LanguageServer):
 
     # -- results and diagnostics --------------------------------------------
 
+    def hot_in(self, view: DocView) -> dict[str, HotHere]:
+        """The document's functions that the workspace's kept profile ranks hot (bodies unchanged), by name."""
+        return self.hot.in_document(self.root, view.path, view.functions)
+
+    def hot_diagnostic(self, view: DocView, span: Span, hot: HotHere) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=self.header_range(view, span),
+            message=hot.message,
+            severity=types.DiagnosticSeverity.Information,
+            source=SOURCE,
+            code=HOT_CODE,
+            data={"function": hot.function.name, "rank": hot.rank, "self": hot.function.self_share,
+                  "inclusive": hot.function.inclusive_share},
+        )
+
     def publish(self, uri: str) -> None:
         diagnostics: list[types.Diagnostic] = []
         results = self.results.get(uri, {})
+        try:
+            view: DocView | None = self.view(uri)
+        except Refusal:
+            view = None
+        if view is not None:
+            hot_here = self.hot_in(view)
+            for span in self.spans(view) if hot_here else []:
+                hot = hot_here.get(function_name(span.info))
+                if hot is not None:
+                    diagnostics.append(self.hot_diagnostic(view, span, hot))
         if results:
-            try:
-                view = self.view(uri)
-            except Refusal:
-                view = None
             if view is not None:
                 for result in results.values():
                     if result.status is JobState.APPLIED:
@@ -365,12 +389,18 @@ class PerfalignServer(LanguageServer):
                             data={"function": result.function, "mode": result.mode},
                         )
                     )
+        if any(d.code == HOT_CODE for d in diagnostics):
+            self.hot_uris.add(uri)
+        else:
+            self.hot_uris.discard(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
     def document_changed(self, uri: str) -> None:
         """Follow the functions that have results: dismissed, accepted, edited after accept."""
         results = self.results.get(uri)
         if not results:
+            if uri in self.hot_uris or self.hot.mentions(self.root, to_fs_path(uri)):
+                self.publish(uri)  # a hot function's diagnostic moves with its lines, and goes when its body changes
             return
         try:
             view = self.view(uri)
@@ -401,6 +431,7 @@ class PerfalignServer(LanguageServer):
             if result.offer is not None:
                 self.record_feedback(result.offer.close())
         self._views.pop(uri, None)
+        self.hot_uris.discard(uri)
         self.warned = {w for w in self.warned if w[0] != uri}
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

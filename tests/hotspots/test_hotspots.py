@@ -1,0 +1,167 @@
+"""``perfalign hotspots``: real runs under real callgrind and perf, ranked, kept, read back, and bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfalign.server.cli import main
+from perfalign.server.hotspots import (
+    HotspotsError,
+    binary_changed,
+    hot_targets,
+    load,
+    profile_command,
+    profile_path,
+    ranked,
+)
+from perfalign.server.hotspots._profilers import choose
+
+from .programs import build, many_functions
+
+PERFALIGN = str(Path(sys.executable).parent / "perfalign")
+
+
+def test_callgrind_ranks_the_hot_function_first_and_keeps_the_profile(tmp_path: Path) -> None:
+    binary = build(tmp_path)
+    profile = profile_command([str(binary), "20000"], workspace=tmp_path, cwd=tmp_path, profiler="callgrind")
+    assert profile.profiler == "callgrind"
+    names = [f.name for f in profile.functions]
+    assert names[0] == "hot", names
+    assert set(names) >= {"hot", "warm", "main"}
+    first = profile.functions[0]
+    assert first.path == "bench.c" and first.line == 6
+    assert first.self_share > 0.8 and first.inclusive_share >= first.self_share
+    main_fn = next(f for f in profile.functions if f.name == "main")
+    assert main_fn.inclusive_share > 0.95 > main_fn.self_share  # main calls hot: its inclusive share holds hot's
+    assert profile.overhead is not None and profile.overhead > 1  # callgrind is slower than the plain run
+
+    kept = json.loads(profile_path(tmp_path).read_text())
+    assert kept["command"] == [str(binary), "20000"] and kept["binary_sha256"] == profile.binary_sha256
+    assert kept["functions"][0]["name"] == "hot" and len(kept["functions"][0]["body_sha256"]) == 64
+    assert load(tmp_path) == profile
+    assert binary_changed(profile) is None
+    assert [h.stale for h in ranked(profile, tmp_path)] == [None] * len(profile.functions)
+    assert not list(tmp_path.glob(".perfalign/.hotspots.*.tmp"))
+
+
+def test_perf_ranks_the_hot_function_first_where_the_kernel_allows_it(tmp_path: Path) -> None:
+    binary = build(tmp_path)
+    choice = choose("auto", tmp_path)
+    profile = profile_command([str(binary), "2000000"] if choice.name == "perf" else [str(binary), "20000"],
+                              workspace=tmp_path, cwd=tmp_path, profiler="auto")
+    assert profile.profiler == choice.name
+    if choice.name == "perf":
+        assert profile.unit == "sampled time"
+    else:  # perf cannot run on this machine: the fallback is chosen and says why
+        assert profile.profiler_note.startswith("perf cannot run")
+    assert profile.functions[0].name == "hot", profile.functions
+    assert profile.functions[0].self_share > 0.5
+
+
+def test_the_cli_shows_the_ranking_and_json_and_what_went_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(tmp_path)
+    runner = CliRunner()
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["hotspots", "--profiler", "callgrind", "--", "./bench", "20000"],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "under callgrind" in result.output and "overhead" in result.output
+    lines = result.output.splitlines()
+    first = next(line for line in lines if line.strip().startswith("1 "))
+    assert "hot  (bench.c:6)" in first
+    doc = json.loads(runner.invoke(main, ["hotspots", "--json"], catch_exceptions=False).output)
+    assert doc["functions"][0]["name"] == "hot" and doc["functions"][0]["stale"] is None
+    assert doc["binary_changed"] is None and doc["profiler"] == "callgrind" and doc["overhead"] > 1
+
+    # The body changes: that entry is stale. The binary is rebuilt: the whole profile is from another build.
+    source = (tmp_path / "bench.c").read_text().replace("r < 40", "r < 20")
+    build(tmp_path, source=source)
+    doc = json.loads(runner.invoke(main, ["hotspots", "--json"], catch_exceptions=False).output)
+    assert doc["functions"][0]["stale"] == "hot changed since the profile was taken"
+    assert "was rebuilt since the profile was taken" in doc["binary_changed"]
+    shown = runner.invoke(main, ["hotspots"], catch_exceptions=False).output
+    assert "[stale: hot changed since the profile was taken]" in shown
+    assert "stale: bench was rebuilt since the profile was taken" in shown
+
+
+def test_optimize_hot_works_through_the_top_functions_that_still_apply(tmp_path: Path) -> None:
+    build(tmp_path)
+    profile_command(["./bench", "20000"], workspace=tmp_path, cwd=tmp_path, profiler="callgrind")
+    assert hot_targets(tmp_path, 1) == [(tmp_path / "bench.c", "hot")]
+    top3 = [name for _, name in hot_targets(tmp_path, 3)]
+    assert top3[0] == "hot" and sorted(top3) == ["hot", "main", "warm"]
+    assert hot_targets(tmp_path, 5, [tmp_path / "other.c"]) == []
+    (tmp_path / "bench.c").write_text((tmp_path / "bench.c").read_text().replace("r < 40", "r < 41"))
+    assert "hot" not in [name for _, name in hot_targets(tmp_path, 3)]  # hot changed: its entry is stale
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(HotspotsError, match="no profile in .*: run perfalign hotspots -- CMD ARGS first"):
+        hot_targets(tmp_path / "elsewhere", 1)
+
+
+# --- bad input ---------------------------------------------------------------------------------------------------
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PERFALIGN, "hotspots", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def test_a_failing_command_is_reported_with_its_message_and_keeps_the_old_profile(tmp_path: Path) -> None:
+    build(tmp_path)
+    assert _cli(tmp_path, "--profiler", "callgrind", "--", "./bench", "20000").returncode == 0
+    before = profile_path(tmp_path).read_bytes()
+    proc = _cli(tmp_path, "--profiler", "callgrind", "--", "./bench", "20000", "fail")
+    assert proc.returncode == 1
+    assert "the command failed (exit status 2) before any profiling: bench: cannot open input.dat" in proc.stderr
+    assert "its output is in" in proc.stderr
+    assert profile_path(tmp_path).read_bytes() == before
+    missing = _cli(tmp_path, "--", "./no-such-bench")
+    assert missing.returncode == 1 and "cannot run ./no-such-bench" in missing.stderr
+
+
+def test_a_run_past_the_time_limit_is_stopped_and_the_profilers_output_kept(tmp_path: Path) -> None:
+    build(tmp_path)
+    proc = _cli(tmp_path, "--profiler", "callgrind", "--time-limit", "5", "--", "./bench", "2000",
+                "hang-when-profiled")
+    assert proc.returncode == 1
+    assert "the command under callgrind ran past the time limit of 5 s and was stopped" in proc.stderr
+    folder = Path(proc.stderr.split("the profiler's are in ")[1].split(";")[0])
+    assert folder.is_dir() and list(folder.glob("valgrind.*.log")), sorted(folder.iterdir())
+    assert not profile_path(tmp_path).exists()  # nothing half-written
+    plain = _cli(tmp_path, "--time-limit", "0.5", "--", "sleep", "30")
+    assert "the command ran past the time limit of 0.5 s and was stopped; its output is in" in plain.stderr
+
+
+def test_a_binary_without_debug_information_says_to_build_with_g(tmp_path: Path) -> None:
+    build(tmp_path, debug=False)
+    subprocess.run(["strip", "bench"], cwd=tmp_path, check=True)
+    proc = _cli(tmp_path, "--profiler", "callgrind", "--", "./bench", "20000")
+    assert proc.returncode == 1
+    assert "bench has no debug information" in proc.stderr and "build it with -g" in proc.stderr
+    assert not profile_path(tmp_path).exists()
+
+
+def test_no_profiler_names_the_debian_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    with pytest.raises(HotspotsError) as caught:
+        choose("auto", tmp_path)
+    message = str(caught.value)
+    assert "perf is not installed (Debian package linux-perf)" in message
+    assert "sudo apt-get install valgrind" in message
+    with pytest.raises(HotspotsError, match="install it with: sudo apt-get install valgrind"):
+        choose("callgrind", tmp_path)
+
+
+def test_thousands_of_functions_are_ranked_and_the_hot_one_comes_first(tmp_path: Path) -> None:
+    build(tmp_path, source=many_functions(3000), name="many")
+    profile = profile_command(["./many"], workspace=tmp_path, cwd=tmp_path, profiler="callgrind")
+    assert profile.functions[0].name == "hot"
+    assert len(profile.functions) <= 500
+    assert profile.left_out > 0  # the functions under 0.1 % of the run are counted, not kept
