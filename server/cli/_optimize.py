@@ -66,7 +66,9 @@ def _measured_at(verdict: Verdict) -> str:
 
 
 @click.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--hot", type=click.IntRange(1, None), default=None,
+              help="Work through the top N functions of the kept profile (perfalign hotspots), of FILE… if given.")
 @click.option("--function", "function", default=None, help="Name of the function to optimize.")
 @click.option("--line", type=int, default=None, help="A line inside the function (1-based, as editors show).")
 @click.option("--mode", type=click.Choice(["serial", "openmp"]), default="serial", show_default=True)
@@ -78,15 +80,44 @@ def _measured_at(verdict: Verdict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document: every candidate's verdict, code and diff.")
 @click.option("--apply", "apply_", is_flag=True, help="Rewrite FILE with the best faster candidate (only that function).")
 def optimize(
-    file: Path, function: str | None, line: int | None, mode: str, samples: int | None, model: str | None,
-    threads: int | None, max_tokens: int, seed: int | None, as_json: bool, apply_: bool,
+    files: tuple[Path, ...], hot: int | None, function: str | None, line: int | None, mode: str,
+    samples: int | None, model: str | None, threads: int | None, max_tokens: int, seed: int | None, as_json: bool,
+    apply_: bool,
 ) -> None:
     """Suggest a faster version of one function of FILE, verified on this machine.
 
     Samples candidates from the model, compiles each, checks it computes what the
     original computes, times it against the original, and shows the best one
-    that is faster (with its speedup and 95% interval).
+    that is faster (with its speedup and 95% interval). With --hot N, the N
+    hottest functions of the profile 'perfalign hotspots' kept, one after another.
     """
+    rest = (mode, samples, model, threads, max_tokens, seed, as_json, apply_)
+    if hot is None:
+        if len(files) != 1:
+            raise click.UsageError("give one FILE (or --hot N to work through the hottest functions)")
+        _optimize_one(files[0], function, line, *rest)
+        return
+    from ..hotspots import hot_targets  # noqa: PLC0415
+
+    if function is not None or line is not None or as_json:
+        raise click.UsageError("--hot N picks the functions itself: leave out --function, --line and --json")
+    worst = 0
+    for path, name in hot_targets(Path.cwd(), hot, list(files) or None):
+        click.echo(f"--- {name} ({path})", err=True)
+        try:
+            _optimize_one(path, name, None, *rest)
+        except SystemExit as exc:
+            worst = max(worst, exc.code if isinstance(exc.code, int) else EXIT_ERROR)
+            if exc.code == 130:
+                break
+    sys.exit(worst)
+
+
+def _optimize_one(
+    file: Path, function: str | None, line: int | None, mode: str, samples: int | None, model: str | None,
+    threads: int | None, max_tokens: int, seed: int | None, as_json: bool, apply_: bool,
+) -> None:
+    """One function of FILE: the command's work, exiting with its status."""
     from ..optimize import OptimizeRequest, apply_candidate, run_optimize  # noqa: PLC0415
     from ..settings import SettingsError, load_settings  # noqa: PLC0415
 

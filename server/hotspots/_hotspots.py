@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HotspotsError
-from ._profile import HotFunction, Profile, body_hash, file_sha256, load, save
+from ._profile import HotFunction, Profile, body_hash, file_sha256, load, profile_path, save
 from ._profilers import choose, profiled_argv, read_counts
 from ._rank import rank, within
 from ._run import command_text, run_limited, tail
@@ -190,12 +190,14 @@ def _read_text(path: Path) -> str | None:
 def hot_targets(workspace: Path, top: int, files: list[Path] | None = None) -> list[tuple[Path, str]]:
     """The top ``top`` functions of the kept profile that still apply, as (path, function name), hottest first.
 
-    ``files`` limits them to those files. Raises :class:`HotspotsError` when there is no profile.
+    ``workspace`` is the folder the profile was kept in, or a folder below it. ``files`` limits them to those
+    files. Raises :class:`HotspotsError` when there is no profile or none of its functions still applies.
     """
-    workspace = workspace.resolve()
+    start = workspace.resolve()
+    workspace = next((d for d in (start, *start.parents) if profile_path(d).is_file()), start)
     profile = load(workspace)
     if profile is None:
-        raise HotspotsError(f"no profile in {workspace}: run perfalign hotspots -- CMD ARGS first")
+        raise HotspotsError(f"no profile in {start} or a folder above it: run perfalign hotspots -- CMD ARGS first")
     wanted = {f.resolve() for f in files} if files else None
     out = []
     for hot in ranked(profile, workspace):
@@ -205,4 +207,8 @@ def hot_targets(workspace: Path, top: int, files: list[Path] | None = None) -> l
         out.append((path, hot.function.name))
         if len(out) >= top:
             break
+    if not out:
+        which = f" of {', '.join(str(f) for f in files)}" if files else ""
+        raise HotspotsError(f"no function{which} in the profile of {workspace} still applies (each one changed "
+                            f"since `{profile.command_text}` was profiled): run perfalign hotspots again")
     return out

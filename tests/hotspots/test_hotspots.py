@@ -95,12 +95,14 @@ def test_optimize_hot_works_through_the_top_functions_that_still_apply(tmp_path:
     assert hot_targets(tmp_path, 1) == [(tmp_path / "bench.c", "hot")]
     top3 = [name for _, name in hot_targets(tmp_path, 3)]
     assert top3[0] == "hot" and sorted(top3) == ["hot", "main", "warm"]
-    assert hot_targets(tmp_path, 5, [tmp_path / "other.c"]) == []
+    with pytest.raises(HotspotsError, match="no function of .*other.c in the profile of .* still applies"):
+        hot_targets(tmp_path, 5, [tmp_path / "other.c"])
+    (tmp_path / "src").mkdir()
+    assert hot_targets(tmp_path / "src", 1) == [(tmp_path / "bench.c", "hot")]  # found from a folder below
     (tmp_path / "bench.c").write_text((tmp_path / "bench.c").read_text().replace("r < 40", "r < 41"))
     assert "hot" not in [name for _, name in hot_targets(tmp_path, 3)]  # hot changed: its entry is stale
-    (tmp_path / "elsewhere").mkdir()
-    with pytest.raises(HotspotsError, match="no profile in .*: run perfalign hotspots -- CMD ARGS first"):
-        hot_targets(tmp_path / "elsewhere", 1)
+    with pytest.raises(HotspotsError, match="no profile in .* or a folder above it: run perfalign hotspots"):
+        hot_targets(tmp_path.parent, 1)
 
 
 # --- bad input ---------------------------------------------------------------------------------------------------
@@ -165,3 +167,23 @@ def test_thousands_of_functions_are_ranked_and_the_hot_one_comes_first(tmp_path:
     assert profile.functions[0].name == "hot"
     assert len(profile.functions) <= 500
     assert profile.left_out > 0  # the functions under 0.1 % of the run are counted, not kept
+
+
+def test_optimize_hot_runs_the_pipeline_on_the_hottest_functions_in_order(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    build(tmp_path)
+    profile_command(["./bench", "20000"], workspace=tmp_path, cwd=tmp_path, profiler="callgrind")
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps(["no code here"] * 4))
+    (tmp_path / "perfalign.toml").write_text(
+        f'[perfalign]\nbackend = "fake"\nendpoint = "{replies}"\nlog_to_store = false\n')
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["optimize", "--hot", "2", "--samples", "1"], catch_exceptions=False)
+    worked = [line for line in result.output.splitlines() if line.startswith("--- ")]
+    assert worked[0] == f"--- hot ({tmp_path / 'bench.c'})" and len(worked) == 2, result.output
+    assert result.exit_code == 3  # the fake model wrote nothing usable for either
+    refused = runner.invoke(main, ["optimize", "--hot", "1", "--function", "hot"])
+    assert refused.exit_code == 2 and "--hot N picks the functions itself" in refused.output
+    one = runner.invoke(main, ["optimize"])
+    assert one.exit_code == 2 and "give one FILE (or --hot N" in one.output
