@@ -12,6 +12,10 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 dpkg -s libomp-dev >/dev/null 2>&1 || need+=(libomp-dev)
 command -v cmake >/dev/null || need+=(cmake)
 command -v patch >/dev/null || need+=(patch)
+# perfalign hotspots: Valgrind's callgrind where the kernel refuses perf; perf where it allows it; nm for symbols.
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v perf >/dev/null || need+=(linux-perf)
+command -v nm >/dev/null || need+=(binutils)
 # ThreadSanitizer's runtime, for the OpenMP race check (clang alone links no -fsanitize=thread program).
 clang_major=$( (clang --version 2>/dev/null || true) | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n1)
 if [ -n "$clang_major" ]; then

@@ -398,3 +398,29 @@ def test_the_documented_eglot_config_attaches_and_sends_its_settings(nvim: Path,
     answer = json.loads(lines[-1])
     assert "Optimize this function" in answer["titles"] and "Parallelize with OpenMP" in answer["titles"], answer
     assert answer["samples"] == 8 and not answer["errors"], answer
+
+
+def test_hotspots_in_neovim_fill_the_quickfix_list_and_jump_to_the_function(nvim: Path, tmp_path: Path) -> None:
+    from perfalign.server.hotspots import profile_command
+    from tests.hotspots.programs import build
+
+    ws, e2e = tmp_path / "workspace", tmp_path / "e2e"
+    e2e.mkdir()
+    build(ws)
+    profile_command(["./bench", "20000"], workspace=ws, cwd=ws, profiler="callgrind")
+    spec = {"plugin": str(PLUGIN), "file": str(ws / "bench.c"), "setup": _fake_setup(tmp_path)}
+    (e2e / "spec.json").write_text(json.dumps(spec))
+    proc = subprocess.run(
+        [str(nvim), "--headless", "--clean", "-c", f"luafile {PLUGIN / 'e2e' / 'hotspots.lua'}"],
+        cwd=ws, env=_env(tmp_path, e2e), capture_output=True, text=True, timeout=180,
+    )
+    result_file = e2e / "result.json"
+    assert result_file.exists(), f"Neovim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["ok"], result.get("error")
+    hot_line = next(i for i, text in enumerate((ws / "bench.c").read_text().splitlines()) if "double hot(" in text)
+    assert any(d["lnum"] == hot_line and "of run time in `./bench 20000`" in d["message"] for d in result["diagnostics"])
+    assert result["title"].startswith("perfalign hotspots: `./bench 20000`")
+    first = result["items"][0]
+    assert first["file"] == str(ws / "bench.c") and first["lnum"] == hot_line + 1 and first["text"].endswith(" hot")
+    assert result["jump"] == {"file": str(ws / "bench.c"), "line": hot_line + 1}

@@ -11,7 +11,7 @@ M.defaults = {
   serverPath = nil, -- the `perfalign` command; nil: `perfalign` on PATH, else pythonPath
   pythonPath = nil, -- python of the environment where perfalign is installed
   filetypes = { "c", "cpp" },
-  rootMarkers = { "perfalign.toml", "compile_commands.json", ".git" },
+  rootMarkers = { "perfalign.toml", "compile_commands.json", ".perfalign", ".git" },
   maxRestarts = 3, -- restarts after a crash, within 3 minutes
   -- "auto": vim.lsp.config + vim.lsp.enable on 0.11+, vim.lsp.start on 0.10;
   -- "start": vim.lsp.start for each C/C++ buffer on any version.

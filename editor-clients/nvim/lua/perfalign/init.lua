@@ -230,6 +230,56 @@ function M.report()
   return lines
 end
 
+--- The kept profile's ranking (perfalign.report's "hotspots") as quickfix items, hottest first.
+function M.hotspot_items(report)
+  local hot = type(report) == "table" and report.hotspots or nil
+  if type(hot) ~= "table" or type(hot.functions) ~= "table" then
+    return {}, nil
+  end
+  local items = {}
+  for _, f in ipairs(hot.functions) do
+    local text = ("#%d %.1f%% (%.1f%% with callees) %s"):format(f.rank, f.self * 100, f.inclusive * 100, f["function"])
+    if f.stale ~= nil and f.stale ~= vim.NIL then
+      text = text .. " [stale: " .. f.stale .. "]"
+    end
+    table.insert(items, { filename = vim.uri_to_fname(f.uri), lnum = f.line + 1, col = 1, text = text,
+      type = (f.stale ~= nil and f.stale ~= vim.NIL) and "W" or "I" })
+  end
+  local title = ("perfalign hotspots: `%s`, %s (%s)"):format(hot.command, hot.time, hot.profiler)
+  if hot.binaryChanged ~= nil and hot.binaryChanged ~= vim.NIL then
+    title = title .. " - " .. hot.binaryChanged
+  end
+  return items, title
+end
+
+--- :PerfalignHotspots: the hot functions of the last `perfalign hotspots` run in the quickfix list (:cc N jumps).
+function M.hotspots()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr) or vim.lsp.get_clients({ name = M.name })[1]
+  if not client then
+    notify("perfalign: no perfalign server is running; open a C or C++ file of the project first", vim.log.levels.ERROR)
+    return
+  end
+  request(client, "workspace/executeCommand", { command = "perfalign.report", arguments = {} }, function(err, report)
+    if err then
+      notify("perfalign: " .. err.message, vim.log.levels.ERROR)
+      return
+    end
+    local items, title = M.hotspot_items(report)
+    if not title then
+      local problem = type(report) == "table" and type(report.hotspots) == "table" and report.hotspots.problem
+      notify("perfalign: " .. (problem or "no profile in this workspace: run perfalign hotspots -- CMD ARGS"),
+        vim.log.levels.WARN)
+      return
+    end
+    vim.fn.setqflist({}, " ", { title = title, items = items })
+    vim.cmd("botright copen")
+    if #items > 0 then
+      vim.cmd("cc 1")
+    end
+  end, bufnr)
+end
+
 function M.restart()
   M.state.crashes = {}
   M.state.stopping = true
@@ -299,6 +349,7 @@ local function commands()
   cmd("PerfalignParallelize", M.parallelize, { desc = "perfalign: parallelize the function under the cursor with OpenMP" })
   cmd("PerfalignCancel", M.cancel, { desc = "perfalign: cancel the jobs running on this buffer" })
   cmd("PerfalignReport", M.report, { desc = "perfalign: what was suggested, accepted and rejected" })
+  cmd("PerfalignHotspots", M.hotspots, { desc = "perfalign: the hottest functions of the last profile, in the quickfix list" })
   cmd("PerfalignRestart", M.restart, { desc = "perfalign: restart the language server" })
 end
 
