@@ -15,4 +15,5 @@ await Promise.all([
   esbuild.build({ ...common, entryPoints: ["e2e/driver/src/driver.ts"], outfile: "e2e/driver/out/driver.js", external: ["vscode"] }),
   esbuild.build({ ...common, entryPoints: ["e2e/run.ts"], outfile: "out/e2e-run.js", external: ["playwright-core"] }),
   esbuild.build({ ...common, entryPoints: ["test/serverCommand.test.ts"], outfile: "out/test/serverCommand.test.js" }),
+  esbuild.build({ ...common, entryPoints: ["test/hotspotItems.test.ts"], outfile: "out/test/hotspotItems.test.js" }),
 ]);

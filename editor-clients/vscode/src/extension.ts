@@ -9,6 +9,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import { DiffDocuments, SCHEME, ShowDiffCapability, type ShowDiffParams } from "./diff";
+import { showHotspots } from "./hotspots";
 import { NotificationProgress } from "./progress";
 import { BoundedRestarts, showMessage } from "./restarts";
 import { writeReport } from "./report";
@@ -56,6 +57,7 @@ class Extension implements vscode.Disposable {
       ),
       vscode.commands.registerCommand("perfalign.showLastSuggestions", () => this.suggestions.pick()),
       vscode.commands.registerCommand("perfalign.openReport", () => this.openReport()),
+      vscode.commands.registerCommand("perfalign.showHotspots", () => showHotspots()),
       vscode.commands.registerCommand("perfalign.restartServer", () => this.restart()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         this.configurationChanged(e);
