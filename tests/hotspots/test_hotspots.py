@@ -187,3 +187,21 @@ def test_optimize_hot_runs_the_pipeline_on_the_hottest_functions_in_order(tmp_pa
     assert refused.exit_code == 2 and "--hot N picks the functions itself" in refused.output
     one = runner.invoke(main, ["optimize"])
     assert one.exit_code == 2 and "give one FILE (or --hot N" in one.output
+
+
+def test_without_perf_callgrind_is_chosen_and_the_reason_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    binary = build(tmp_path / "ws")
+    tools = tmp_path / "bin"  # every tool the run needs, but no perf
+    tools.mkdir()
+    for tool in ("valgrind", "callgrind_annotate", "perl", "nm"):
+        found = shutil.which(tool)
+        assert found is not None, tool
+        (tools / tool).write_text(f'#!/bin/sh\nexec {found} "$@"\n')
+        (tools / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    profile = profile_command([str(binary), "20000"], workspace=binary.parent, cwd=binary.parent)
+    assert profile.profiler == "callgrind"
+    assert profile.profiler_note == "perf cannot run: perf is not installed (Debian package linux-perf)"
+    assert profile.functions[0].name == "hot"
