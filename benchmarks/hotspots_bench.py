@@ -56,7 +56,8 @@ def main() -> None:
         if "error" in r:
             print(f"{r['profiler']}: {r['error']}")
         else:
-            print(f"{r['profiler']:>9}: plain {r['plain_s']} s, profiled {r['profiled_s']} s, overhead {r['overhead']}×, "
+            print(f"{r['profiler']:>9}: plain {r['plain_s']} s, profiled {r['profiled_s']} s, "
+                  f"overhead {r['overhead']}×, "
                   f"first {r['first']} ({r['first_self_share']:.1%} self), median of {r['runs']}")
 
 

@@ -77,7 +77,8 @@ def _print(profile: Any, hots: list[Any], build: str | None, top: int, kept: Pat
     for hot in hots[:top]:
         f = hot.function
         stale = f"  [stale: {hot.stale}]" if hot.stale else ""
-        click.echo(f"{hot.rank:>4} {_pct(f.self_share)} {_pct(f.inclusive_share)}  {f.name}  ({f.path}:{f.line}){stale}")
+        click.echo(f"{hot.rank:>4} {_pct(f.self_share)} {_pct(f.inclusive_share)}  {f.name}  "
+                   f"({f.path}:{f.line}){stale}")
     more = len(hots) - min(top, len(hots)) + profile.left_out
     if more:
         click.echo(f"     … and {more} more functions (--top, --json)")

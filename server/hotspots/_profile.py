@@ -144,5 +144,6 @@ def binary_changed(profile: Profile) -> str | None:
     except OSError:
         return f"{profile.binary} is gone since the profile was taken"
     if now != profile.binary_sha256:
-        return f"{path.name} was rebuilt since the profile was taken (its sha256 differs): the ranking is from another build"
+        return (f"{path.name} was rebuilt since the profile was taken (its sha256 differs): "
+                f"the ranking is from another build")
     return None

@@ -415,11 +415,13 @@ def test_hotspots_in_neovim_fill_the_quickfix_list_and_jump_to_the_function(nvim
         cwd=ws, env=_env(tmp_path, e2e), capture_output=True, text=True, timeout=180,
     )
     result_file = e2e / "result.json"
-    assert result_file.exists(), f"Neovim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    assert result_file.exists(), \
+        f"Neovim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     result = json.loads(result_file.read_text())
     assert result["ok"], result.get("error")
     hot_line = next(i for i, text in enumerate((ws / "bench.c").read_text().splitlines()) if "double hot(" in text)
-    assert any(d["lnum"] == hot_line and "of run time in `./bench 20000`" in d["message"] for d in result["diagnostics"])
+    assert any(d["lnum"] == hot_line and "of run time in `./bench 20000`" in d["message"]
+               for d in result["diagnostics"])
     assert result["title"].startswith("perfalign hotspots: `./bench 20000`")
     first = result["items"][0]
     assert first["file"] == str(ws / "bench.c") and first["lnum"] == hot_line + 1 and first["text"].endswith(" hot")

@@ -63,7 +63,8 @@ def test_perf_ranks_the_hot_function_first_where_the_kernel_allows_it(tmp_path: 
     assert profile.functions[0].self_share > 0.5
 
 
-def test_the_cli_shows_the_ranking_and_json_and_what_went_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_shows_the_ranking_and_json_and_what_went_stale(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     build(tmp_path)
     runner = CliRunner()
     monkeypatch.chdir(tmp_path)
@@ -189,7 +190,8 @@ def test_optimize_hot_runs_the_pipeline_on_the_hottest_functions_in_order(tmp_pa
     assert one.exit_code == 2 and "give one FILE (or --hot N" in one.output
 
 
-def test_without_perf_callgrind_is_chosen_and_the_reason_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_perf_callgrind_is_chosen_and_the_reason_reported(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
     binary = build(tmp_path / "ws")
