@@ -20,7 +20,7 @@ EXIT_ERROR = 1
 @click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="The project folder whose functions are ranked (default: this folder).")
 @click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, help="Functions to list.")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- CMD [ARGS]...")
 def hotspots(as_json: bool, time_limit: float, profiler: str, workspace: Path | None, top: int,
              command: tuple[str, ...]) -> None:
     """Run CMD ARGS under a profiler and rank the workspace's C/C++ functions by time.
