@@ -67,6 +67,10 @@ def _pct(share: float) -> str:
     return f"{share * 100:5.1f}%"
 
 
+def _short(symbol: str, limit: int = 60) -> str:
+    return symbol if len(symbol) <= limit else symbol[: limit - 1] + "…"
+
+
 def _print(profile: Any, hots: list[Any], build: str | None, top: int, kept: Path) -> None:
     overhead = profile.overhead
     click.echo(f"`{profile.command_text}` under {profile.profiler} ({profile.profiler_note}), {profile.time}: "
@@ -83,8 +87,14 @@ def _print(profile: Any, hots: list[Any], build: str | None, top: int, kept: Pat
     if more:
         click.echo(f"     … and {more} more functions (--top, --json)")
     if profile.system_share > 0:
-        top_system = ", ".join(f"{s.symbol} ({s.object}) {s.self_share * 100:.1f}%" for s in profile.system_top[:3])
+        top_system = ", ".join(f"{_short(s.symbol)} ({s.object}) {s.self_share * 100:.1f}%"
+                               for s in profile.system_top[:3])
         click.echo(f"{_pct(profile.system_share)} in system libraries and the kernel (not offered): {top_system}")
+    if profile.unlisted_share > 0.01:
+        top_unlisted = ", ".join(f"{_short(s.symbol)} ({s.object}) {s.self_share * 100:.1f}%"
+                                 for s in profile.unlisted_top[:3])
+        click.echo(f"{_pct(profile.unlisted_share)} in workspace code that is not a function perfalign works on "
+                   f"(e.g. a method defined inside its class): {top_unlisted}")
     if profile.unmapped_share > 0.01:
         click.echo(f"{_pct(profile.unmapped_share)} in the workspace's binaries without source lines "
                    f"(build with -g to place it)")

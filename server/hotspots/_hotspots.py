@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import HotspotsError
 from ._profile import HotFunction, Profile, body_hash, file_sha256, load, profile_path, save
 from ._profilers import choose, profiled_argv, read_counts
-from ._rank import rank, within
+from ._rank import Ranking, rank, within
 from ._run import command_text, run_limited, tail
 
 RUNS_DIR = "hotspots-runs"
@@ -65,6 +65,7 @@ def profile_command(command: list[str], *, workspace: Path, cwd: Path | None = N
         binary_sha256=binary_sha, wall_s=round(profiled.wall_s, 4), plain_wall_s=round(plain.wall_s, 4),
         output_dir=str(folder), functions=ranking.functions, system_share=round(ranking.system_share, 6),
         system_top=ranking.system_top, unmapped_share=round(ranking.unmapped_share, 6), left_out=ranking.left_out,
+        unlisted_share=round(ranking.unlisted_share, 6), unlisted_top=ranking.unlisted_top,
     )
     save(profile, workspace)
     _prune_runs(folder.parent)
@@ -103,9 +104,14 @@ def _prune_runs(runs: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _nothing_mapped(ranking: object, binary: Path, workspace: Path, folder: Path) -> str:
-    unmapped = getattr(ranking, "unmapped_objects", [])
-    if unmapped or getattr(ranking, "unmapped_share", 0.0) > 0:
+def _nothing_mapped(ranking: Ranking, binary: Path, workspace: Path, folder: Path) -> str:
+    if ranking.unlisted_share > 0:
+        top = ranking.unlisted_top[0]
+        return (f"the time in {workspace}'s source went to code that is not a function perfalign works on "
+                f"(most in {top.symbol} at {top.object}, e.g. a method defined inside its class); "
+                f"the profiler's output is in {folder}")
+    unmapped = ranking.unmapped_objects
+    if unmapped or ranking.unmapped_share > 0:
         names = ", ".join(Path(o).name for o in unmapped) or binary.name
         return (f"{names} has no debug information, so no time could be put on a function of the source: "
                 f"build it with -g (e.g. gcc -O2 -g, or CFLAGS+=-g), then run perfalign hotspots again")

@@ -55,6 +55,8 @@ class Profile:
     system_share: float = 0.0
     system_top: list[SystemEntry] = field(default_factory=list)
     unmapped_share: float = 0.0  # time in the workspace's binaries that no source line explains
+    unlisted_share: float = 0.0  # time in workspace source that no function definition perfalign handles holds
+    unlisted_top: list[SystemEntry] = field(default_factory=list)  # object: "path:line"
     left_out: int = 0  # workspace functions below the kept share
 
     @property
@@ -76,6 +78,7 @@ class Profile:
         fields = {k: v for k, v in doc.items() if k in cls.__dataclass_fields__}
         fields["functions"] = [HotFunction(**f) for f in doc.get("functions", [])]
         fields["system_top"] = [SystemEntry(**s) for s in doc.get("system_top", [])]
+        fields["unlisted_top"] = [SystemEntry(**s) for s in doc.get("unlisted_top", [])]
         return cls(**fields)
 
 

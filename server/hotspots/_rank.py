@@ -24,6 +24,8 @@ class Ranking:
     system_top: list[SystemEntry] = field(default_factory=list)
     unmapped_share: float = 0.0
     unmapped_objects: list[str] = field(default_factory=list)  # workspace binaries without source lines
+    unlisted_share: float = 0.0  # workspace source that no function definition perfalign handles holds
+    unlisted_top: list[SystemEntry] = field(default_factory=list)
     left_out: int = 0
 
 
@@ -47,6 +49,7 @@ def rank(counts: Counts, workspace: Path, cwd: Path) -> Ranking:
     sources: dict[Path, _Source | None] = {}
     found: dict[tuple[str, str], list[float | int | str]] = {}  # (path, name) -> [self, incl, line, hash]
     system: dict[tuple[str, str], float] = {}
+    unlisted: dict[tuple[str, str], float] = {}
     out = Ranking()
     for (obj, symbol), (self_n, incl_n) in counts.per_symbol.items():
         obj_path = Path(obj)
@@ -69,8 +72,10 @@ def rank(counts: Counts, workspace: Path, cwd: Path) -> Ranking:
             system[(obj_path.name, symbol)] = system.get((obj_path.name, symbol), 0.0) + self_n / total
             continue
         info = _function_at(sources, source.resolve(), where[1], base_name(symbol))
-        if info is None:
-            out.unmapped_share += self_n / total
+        if info is None:  # e.g. a method defined inside its class, which the code actions do not offer either
+            out.unlisted_share += self_n / total
+            place = f"{source.resolve().relative_to(workspace.resolve()).as_posix()}:{where[1]}"
+            unlisted[(place, symbol)] = unlisted.get((place, symbol), 0.0) + self_n / total
             continue
         key = (source.resolve().relative_to(workspace.resolve()).as_posix(), info.qualified_name or info.name)
         entry = found.setdefault(key, [0.0, 0.0, info.start_line + 1, body_hash(info.text)])
@@ -85,6 +90,8 @@ def rank(counts: Counts, workspace: Path, cwd: Path) -> Ranking:
                                          round(max(float(incl_s), float(self_s)), 6)))
     out.system_top = [SystemEntry(o, s, round(share, 6))
                       for (o, s), share in sorted(system.items(), key=lambda kv: -kv[1])[:SYSTEM_TOP]]
+    out.unlisted_top = [SystemEntry(o, s, round(share, 6))
+                        for (o, s), share in sorted(unlisted.items(), key=lambda kv: -kv[1])[:SYSTEM_TOP]]
     return out
 
 

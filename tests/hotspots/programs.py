@@ -62,3 +62,32 @@ def many_functions(count: int) -> str:
     calls = " ".join(f"s += f{i}(s & 7);" for i in range(count))
     parts.append(f"int main(void) {{ long s = 0; {calls} s += hot(20000); printf(\"%ld\\n\", s); return 0; }}")
     return "\n".join(parts) + "\n"
+
+
+# C++: the hot work in a method defined inside its class, a namespaced free function beside it.
+CPP_BENCH = r"""#include <cstdio>
+#include <vector>
+namespace k {
+struct Acc {
+    double total(const std::vector<double> &v) const {
+        double s = 0;
+        for (int r = 0; r < 40; r++)
+            for (size_t i = 0; i < v.size(); i++) s += v[i] * v[(i * 7) % v.size()];
+        return s;
+    }
+};
+double helper(const std::vector<double> &v) { double s = 0; for (double x : v) s += x * x; return s; }
+}  // namespace k
+int main() {
+    std::vector<double> v(20000, 1.5);
+    k::Acc a;
+    std::printf("%f %f\n", a.total(v), k::helper(v));
+}
+"""
+
+
+def build_cpp(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "k.cpp").write_text(CPP_BENCH)
+    subprocess.run(["g++", "-O1", "-fno-inline", "-g", "-o", "k", "k.cpp"], cwd=folder, check=True)
+    return folder / "k"

@@ -21,7 +21,7 @@ from perfalign.server.hotspots import (
 )
 from perfalign.server.hotspots._profilers import choose
 
-from .programs import build, many_functions
+from .programs import build, build_cpp, many_functions
 
 PERFALIGN = str(Path(sys.executable).parent / "perfalign")
 
@@ -207,3 +207,13 @@ def test_without_perf_callgrind_is_chosen_and_the_reason_reported(tmp_path: Path
     assert profile.profiler == "callgrind"
     assert profile.profiler_note == "perf cannot run: perf is not installed (Debian package linux-perf)"
     assert profile.functions[0].name == "hot"
+
+
+def test_cpp_names_are_qualified_and_a_method_inside_its_class_is_said_to_be_out_of_reach(tmp_path: Path) -> None:
+    build_cpp(tmp_path)
+    profile = profile_command(["./k"], workspace=tmp_path, cwd=tmp_path, profiler="callgrind")
+    assert "k::helper" in [f.name for f in profile.functions]
+    # The code actions do not offer a method defined inside its class, so the ranking does not either: its time
+    # is said to be in workspace code that is not a function perfalign works on, with where it is.
+    assert profile.unlisted_share > 0.5
+    assert profile.unlisted_top[0].object == "k.cpp:5" and profile.unlisted_top[0].symbol.startswith("k::Acc::total(")
