@@ -74,6 +74,7 @@ class DPOConfig(BaseConfig):
     beta: float = opt(0.1, "DPO temperature: how far the policy may move from the base.")
     loss_type: str = opt("sigmoid", "DPO loss: sigmoid, ipo, hinge, robust …")
     min_margin: float = opt(0.0, "Skip pairs whose speedup margin is smaller.")
+    max_pairs_per_prompt: int = opt(4, "Most pairs kept per prompt, spread over distinct answers (0: all).")
 
 
 @dataclass
@@ -83,6 +84,8 @@ class RewardConfig(BaseConfig):
     learning_rate: float = opt(1e-4, "Peak learning rate.")
     center_rewards_coefficient: float = opt(0.01, "Pull mean reward toward 0 (0 disables).")
     eval_fraction: float = opt(0.1, "Share of functions held out for pairwise accuracy when the data has no eval split.")
+    use_margin: bool = opt(True, "Subtract each pair's margin from the reward difference (needs a margin on every row).")
+    max_pairs_per_prompt: int = opt(4, "Most pairs kept per prompt, spread over distinct answers (0: all).")
 
 
 @dataclass
@@ -95,8 +98,10 @@ class GRPOConfig(BaseConfig):
     max_completion_length: int = opt(384, "Longest completion in tokens.")
     temperature: float = opt(0.8, "Sampling temperature.")
     beta: float = opt(0.0, "KL penalty toward the base model (0 disables it).")
-    speedup_weight: float = opt(1.0, "Reward per unit of log2 speedup for a correct candidate.")
-    correct_bonus: float = opt(0.2, "Reward for any correct candidate, before speed.")
+    speedup_weight: float = opt(1.0, "Reward per unit of log2 of the interval's low end, for a verified-faster candidate.")
+    correct_bonus: float = opt(0.5, "Reward for a correct candidate that is not verified faster.")
+    incorrect_reward: float = opt(0.1, "Reward for a candidate that built but is wrong, crashed or timed out.")
+    faster_bonus: float = opt(0.5, "Added to correct_bonus for a verified-faster candidate, before its speed term.")
     max_reward: float = opt(4.0, "Upper clip of the execution reward.")
     length_penalty_weight: float = opt(0.0, "Weight of the penalty for completions longer than length_limit_chars (0 disables).")
     length_limit_chars: int = opt(2000, "Completions longer than this many characters are penalised.")
@@ -117,6 +122,7 @@ class SelfPlayConfig:
     adapter: str = opt("", "Optional adapter: a GGUF LoRA (llama.cpp) or a PEFT folder (transformers).")
     engine: str = opt("auto", "Sampler: llama-cpp (GGUF), transformers (GPU or HF folder) or auto.")
     corpus: list[str] = opt([], "C/C++ files or folders of functions (default: the training corpus shipped with perfalign).")
+    manifest: str = opt("", "A corpus manifest (JSONL); its train rows are played in their own modes, with their references.")
     output: str = opt("selfplay/pairs.jsonl", "Where the pairs go (RL prompts and per-candidate verdicts go beside it).")
     modes: list[str] = opt(["serial"], "serial and/or openmp.")
     samples: int = opt(4, "Candidates sampled per function and mode.")

@@ -7,17 +7,23 @@ or incorrect, only when the difference is significant). Output, in the store's
 export format so the trainers read both alike:
 
 * ``pairs.jsonl`` — DPO pairs; ``reward.jsonl`` — reward-model pairs;
-* ``sft.jsonl`` — the fastest verified rewrite per function;
+* ``sft.jsonl`` — every distinct verified-faster rewrite per function (fastest first);
 * ``rl.jsonl`` — one RL prompt per function and mode (with its compilable source);
 * ``candidates.jsonl`` — every candidate with its verdict, for review.
 
 The default corpus (``perfalign/training/corpus``) is kept apart from the
-project's ``examples/``, which serve as the held-out evaluation set.
+project's ``examples/``, which serve as the held-out evaluation set. With a
+corpus manifest (``--manifest``, see :mod:`perfalign.training.manifest`) the
+``train`` rows are played, each in its own mode, and each function's reference
+rewrite is verified beside the samples: when it is verified faster it becomes
+an SFT row, a pair against the original function (the reference preferred),
+and takes part in the pair rules like any sample.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +49,12 @@ class Task:
     source: str
     language: str
     info: Any  # cparse.FunctionInfo
+    mode: str = ""  # the manifest's mode; "" plays every configured mode
+    reference: str = ""  # the reference rewrite (candidate code) from the manifest
+    idiom: str = ""  # the manifest's idiom group (seen or disjoint)
+    family: str = ""
+
+REFERENCE_MODEL = "reference"
 
 
 @dataclass
@@ -50,6 +62,7 @@ class Scored:
     code: str
     raw: str
     verdict: Verdict
+    reference: bool = False  # the manifest's reference rewrite, not a sample
 
 
 @dataclass
@@ -107,6 +120,25 @@ def tasks(paths: list[str]) -> Iterator[Task | str]:
             yield Task(path, text, language, info)
 
 
+def manifest_tasks(manifest: str | Path, split: str) -> Iterator[Task | str]:
+    """The functions of a corpus manifest's ``split`` (a string: why a row was skipped)."""
+    from perfalign.server import cparse
+    from perfalign.training.manifest import read_manifest
+
+    for entry in read_manifest(manifest):
+        if entry.split != split:
+            continue
+        text = entry.path.read_text(encoding="utf-8", errors="replace")
+        language = cparse.language_for(entry.path)
+        try:
+            info = cparse.find_function(text, language, name=entry.function)
+        except Exception as exc:  # a row the parser rejects is reported, not fatal
+            yield f"{entry.path.name}:{entry.function}: {exc}"
+            continue
+        reference = entry.reference.read_text(encoding="utf-8", errors="replace") if entry.reference else ""
+        yield Task(entry.path, text, language, info, entry.mode, reference, entry.idiom, entry.family)
+
+
 def build_messages(task: Task, mode: str, settings: Any) -> tuple[list[dict[str, str]], str | None]:
     """The server's prompt for this function and mode, and the prompt version."""
     from perfalign.server import optimize
@@ -130,7 +162,7 @@ def _stored(scored: list[Scored], request_id: str, model: str) -> list[Any]:
                 id=f"{request_id}-{i}",
                 request_id=request_id,
                 created_at="",
-                model=model,
+                model=REFERENCE_MODEL if s.reference else model,
                 adapter=None,
                 prompt_version=None,
                 sampling={},
@@ -148,10 +180,10 @@ def rows_for(
     task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], model: str, eval_percent: int, threads: int
 ) -> dict[str, list[dict[str, Any]]]:
     """The pair, reward, SFT, RL and candidate rows for one function and mode."""
-    from perfalign.server.store import assistant, best_good, dpo_pairs, reward_pairs, split_for
+    from perfalign.server.store import assistant, dpo_pairs, good_rewrites, reward_pairs, split_for
 
     key = function_key_for(task)
-    split = split_for(key, eval_percent)
+    split = "train" if task.mode else split_for(key, eval_percent)  # a manifest's train rows are training data
     request_id = f"selfplay-{key}-{mode}"
     stored = _stored(scored, request_id, model)
 
@@ -172,15 +204,43 @@ def rows_for(
             "model": model,
         }
 
-    best = best_good(stored)
+    pairs = [pair_row(p) for p in dpo_pairs(stored)]
+    reward = [pair_row(p) for p in reward_pairs(stored)]
+    reference = next((c for c in stored if c.model == REFERENCE_MODEL), None)
+    if reference is not None and reference.verdict.status is Status.FASTER and reference.verdict.speedup:
+        # The known faster rewrite against the original itself: correct both, only the speed differs.
+        margin = round(min(math.log(reference.verdict.speedup), 5.0), 6)
+        row = {
+            "prompt": messages,
+            "chosen": assistant(reference.code, task.language),
+            "rejected": assistant(task.info.text, task.language),
+            "chosen_speedup": reference.verdict.speedup,
+            "rejected_speedup": 1.0,
+            "margin": margin,
+            "function_key": key,
+            "mode": mode,
+            "split": split,
+            "chosen_status": reference.verdict.status.value,
+            "rejected_status": "original",
+            "source_file": task.path.name,
+            "model": REFERENCE_MODEL,
+        }
+        pairs.append(row)
+        reward.append(row)
     return {
-        "pairs": [pair_row(p) for p in dpo_pairs(stored)],
-        "reward": [pair_row(p) for p in reward_pairs(stored)],
-        "sft": (
-            [{"messages": messages + assistant(best.code, task.language), "function_key": key, "mode": mode, "split": split, "speedup": best.verdict.speedup}]
-            if best
-            else []
-        ),
+        "pairs": pairs,
+        "reward": reward,
+        "sft": [
+            {
+                "messages": messages + assistant(good.code, task.language),
+                "function_key": key,
+                "mode": mode,
+                "split": split,
+                "speedup": good.verdict.speedup,
+                "model": good.model,
+            }
+            for good in good_rewrites(stored)
+        ],
         "rl": [
             {
                 "prompt": messages,
@@ -194,7 +254,15 @@ def rows_for(
             }
         ],
         "candidates": [
-            {"function_key": key, "function": task.info.name, "mode": mode, "code": s.code, "raw_output": s.raw, "model": model, **s.verdict.to_dict()}
+            {
+                "function_key": key,
+                "function": task.info.name,
+                "mode": mode,
+                "code": s.code,
+                "raw_output": s.raw,
+                "model": REFERENCE_MODEL if s.reference else model,
+                **s.verdict.to_dict(),
+            }
             for s in scored
         ],
     }
@@ -246,7 +314,9 @@ def run(
     folder.mkdir(parents=True, exist_ok=True)
     handles = {kind: path.open("w") for kind, path in names.items()}  # rows are written as they come: a stopped run keeps them
     try:
-        for item in tasks(config.corpus):
+        # A manifest is read whole first: a bad row stops the run before anything is sampled.
+        source = list(manifest_tasks(config.manifest, "train")) if config.manifest else tasks(config.corpus)
+        for item in source:
             if isinstance(item, str):
                 result.skipped.append(item)
                 continue
@@ -256,18 +326,20 @@ def run(
                 result.skipped.append("stopped at the time limit")
                 break
             result.functions += 1
-            for mode in config.modes:
+            for mode in [item.mode] if item.mode else config.modes:
                 progress(f"{item.path.name}:{item.info.name} ({mode}): sampling {config.samples}")
                 messages, _ = build_messages(item, mode, settings)
                 raws = sampler.generate(
                     messages, config.samples, max_tokens=config.max_tokens, temperature=config.temperature, seed=config.seed + result.functions
                 )
                 codes = [extract_code(raw, item.info, item.source) for raw in raws]
-                verdicts = verify_all(item, mode, codes, settings, config.verify_workers)
-                scored = [Scored(c, r, v) for c, r, v in zip(codes, raws, verdicts, strict=True)]
-                for v in verdicts:
+                extra = [item.reference] if item.reference else []
+                verdicts = verify_all(item, mode, codes + extra, settings, config.verify_workers)
+                scored = [Scored(c, r, v) for c, r, v in zip(codes, raws, verdicts, strict=False)]
+                scored += [Scored(c, "", v, reference=True) for c, v in zip(extra, verdicts[len(codes):], strict=True)]
+                for v in verdicts[: len(codes)]:  # the samples' verdicts; the reference is not the model's
                     result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
-                result.candidates += len(scored)
+                result.candidates += len(codes)
                 progress(f"  {', '.join(v.status.value for v in verdicts)}")
                 for kind, rows in rows_for(item, mode, messages, scored, sampler.name, config.eval_percent, config.threads).items():
                     collected[kind] += rows

@@ -121,3 +121,60 @@ def test_an_adapter_is_checked_before_the_base_is_evaluated(tmp_path: Path) -> N
     with pytest.raises(sampling.SamplingError):
         evaluate.run(config)
     assert not (tmp_path / "eval" / "metrics.json").exists()
+
+
+REFERENCE = """#include <stddef.h>
+
+size_t count_below_mean(const double *x, size_t n) {
+    double total = 0.0;
+    for (size_t k = 0; k < n; k++) total += x[k];
+    const double mean = total / (double)n;
+    size_t below = 0;
+    for (size_t k = 0; k < n; k++) below += x[k] < mean;
+    return below;
+}
+"""
+
+
+def test_a_manifest_plays_its_train_rows_and_turns_each_reference_into_pairs(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "cbm.c").write_text(CORPUS_FILE.read_text())
+    (corpus / "cbm.ref.c").write_text(REFERENCE)
+    rows = [
+        {"path": "cbm.c", "function": "count_below_mean", "mode": "serial", "reference": "cbm.ref.c", "split": "train",
+         "family": "recomputed_mean"},
+        {"path": "cbm.c", "function": "count_below_mean", "mode": "openmp", "split": "eval", "family": "held_out"},
+    ]
+    (corpus / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sampler = Replay("replay", [FAST, WRONG])
+    config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
+                            samples=2, repetitions=5, verify_workers=2, modes=["openmp"])
+    result = selfplay.run(config, sampler=sampler)
+    # Only the train row is played, in its own mode; the reference is not counted as a sample.
+    assert result.functions == 1 and result.candidates == 2 and len(sampler.prompts) == 1
+    assert result.statuses == {"faster": 1, "incorrect": 1}
+    pairs = read_jsonl(tmp_path / "sp" / "pairs.jsonl")
+    original = [p for p in pairs if p["rejected_status"] == "original"]
+    assert len(original) == 1 and "below += x[k] < mean" in original[0]["chosen"][0]["content"]
+    assert "for (size_t i = 0; i < n; i++)" in original[0]["rejected"][0]["content"]  # the original function
+    assert original[0]["margin"] > 0 and original[0]["mode"] == "serial" and original[0]["split"] == "train"
+    assert sum(p["rejected_status"] == "incorrect" for p in pairs) == 2  # the sample and the reference beat the wrong one
+    # Every distinct verified rewrite is an SFT row: the sample's and the reference's.
+    sft = read_jsonl(tmp_path / "sp" / "sft.jsonl")
+    assert sorted(r["model"] for r in sft) == ["reference", "replay"]
+    candidates = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
+    assert [c["model"] for c in candidates] == ["replay", "replay", "reference"]
+
+
+def test_a_manifest_row_naming_a_missing_file_is_refused_with_its_line(tmp_path: Path) -> None:
+    from perfalign.training.data import DataError
+
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text(json.dumps({"path": "nope.c", "function": "f", "mode": "serial", "split": "train"}) + "\n")
+    config = SelfPlayConfig(manifest=str(manifest), output=str(tmp_path / "sp" / "pairs.jsonl"))
+    with pytest.raises(DataError, match=r"manifest.jsonl:1: no such file .*nope.c"):
+        selfplay.run(config, sampler=Replay("replay", [FAST]))
+    manifest.write_text(json.dumps({"path": "nope.c", "function": "f", "mode": "gpu", "split": "train"}) + "\n")
+    with pytest.raises(DataError, match=r"manifest.jsonl:1: mode 'gpu' is not one of serial, openmp"):
+        selfplay.run(config, sampler=Replay("replay", [FAST]))
