@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "grpo": ("perfalign.training.grpo", "Online RL (GRPO) whose reward runs the verifier on each sample."),
     "selfplay": ("perfalign.training.selfplay", "Sample the model on a corpus, verify everything, write pairs."),
     "export": ("perfalign.training.export", "Write the adapter as GGUF, check it in llama.cpp, register it."),
-    "eval": ("perfalign.training.evaluate", "build@k, pass@k and speedup_n@k for base and trained model."),
+    "eval": ("perfalign.training.evaluate", "Paired evaluation of base and trained model: fast@1, pass@1, gain, speedup_n@k."),
 }
 
 

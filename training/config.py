@@ -154,23 +154,29 @@ class ExportConfig:
 
 @dataclass
 class EvalConfig:
-    """Sample k candidates per held-out function, verify all, report build@k, pass@k and speedup@k."""
+    """A paired evaluation: both models sample the same held-out functions with the same prompts and seeds, one
+    prepared verifier per function judges both; fast@1 (primary), pass@1, gain and speedup_n@k with paired
+    95% intervals over functions."""
 
     base: str = opt("qwen2.5-coder-0.5b", "Base model: a registered name, a .gguf file, or a Hugging Face folder.")
     adapter: str = opt("", "Trained adapter (GGUF LoRA or PEFT folder); evaluated beside the base.")
-    engine: str = opt("auto", "Sampler: llama-cpp, transformers or auto.")
-    functions: list[str] = opt([], "Held-out C/C++ files or folders (default: the project's examples/).")
+    engine: str = opt("llama-cpp", "Sampler: llama-cpp (the served GGUF, with the adapter), transformers or auto.")
+    functions: list[str] = opt([], "Held-out C/C++ files or folders; each file's last function (default: examples/).")
+    manifest: str = opt("", "A corpus manifest: its eval rows are evaluated beside the functions, each in its mode.")
     max_functions: int = opt(0, "Evaluate the first N functions only (0: all); both models get the same ones.")
-    modes: list[str] = opt(["serial"], "serial and/or openmp.")
-    samples: int = opt(4, "Candidates per function (n >= max k).")
-    ks: list[int] = opt([1, 2, 4], "The k values reported.")
+    modes: list[str] = opt(["own"], "own (each function in its mode), or serial and/or openmp for every function.")
+    samples: int = opt(8, "Candidates per function and model.")
+    ks: list[int] = opt([1, 4, 8], "The k values of build@k, pass@k and speedup_n@k in the table.")
+    gain_samples: int = opt(4, "Samples a user is shown the best of, for the gain metric and its speedup_n@k.")
+    gain_cap: float = opt(10.0, "Largest speedup a function counts in the gain metric.")
+    bootstrap_resamples: int = opt(10000, "Bootstrap resamples for the paired 95% intervals.")
     temperature: float = opt(0.8, "Sampling temperature.")
     max_tokens: int = opt(512, "Longest completion in tokens.")
     threads: int = opt(2, "OpenMP threads when timing parallel candidates.")
     repetitions: int = opt(11, "Timed runs per candidate.")
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
-    output_dir: str = opt("runs/eval", "Where the table, plot and raw verdicts go.")
-    seed: int = opt(0, "Sampling seed.")
+    output_dir: str = opt("runs/eval", "Where the table, plots and verdicts go (a rerun resumes there).")
+    seed: int = opt(0, "Sampling seed (each function's seed derives from it and the function).")
 
 
 CONFIGS: dict[str, type] = {
