@@ -84,7 +84,7 @@ class RewardConfig(BaseConfig):
     learning_rate: float = opt(1e-4, "Peak learning rate.")
     center_rewards_coefficient: float = opt(0.01, "Pull mean reward toward 0 (0 disables).")
     eval_fraction: float = opt(0.1, "Share of functions held out for pairwise accuracy when the data has no eval split.")
-    use_margin: bool = opt(True, "Subtract each pair's margin from the reward difference (needs a margin on every row).")
+    use_margin: bool = opt(True, "Subtract each pair's margin from the reward difference (needs one on every row).")
     max_pairs_per_prompt: int = opt(4, "Most pairs kept per prompt, spread over distinct answers (0: all).")
 
 
@@ -98,7 +98,7 @@ class GRPOConfig(BaseConfig):
     max_completion_length: int = opt(384, "Longest completion in tokens.")
     temperature: float = opt(0.8, "Sampling temperature.")
     beta: float = opt(0.0, "KL penalty toward the base model (0 disables it).")
-    speedup_weight: float = opt(1.0, "Reward per unit of log2 of the interval's low end, for a verified-faster candidate.")
+    speedup_weight: float = opt(1.0, "Reward per unit of log2 of the interval's low end, for a faster candidate.")
     correct_bonus: float = opt(0.5, "Reward for a correct candidate that is not verified faster.")
     incorrect_reward: float = opt(0.1, "Reward for a candidate that built but is wrong, crashed or timed out.")
     faster_bonus: float = opt(0.5, "Added to correct_bonus for a verified-faster candidate, before its speed term.")
@@ -122,7 +122,7 @@ class SelfPlayConfig:
     adapter: str = opt("", "Optional adapter: a GGUF LoRA (llama.cpp) or a PEFT folder (transformers).")
     engine: str = opt("auto", "Sampler: llama-cpp (GGUF), transformers (GPU or HF folder) or auto.")
     corpus: list[str] = opt([], "C/C++ files or folders of functions (default: the training corpus shipped with perfalign).")
-    manifest: str = opt("", "A corpus manifest (JSONL); its train rows are played in their own modes, with their references.")
+    manifest: str = opt("", "A corpus manifest (JSONL): its train rows are played in their modes, with references.")
     output: str = opt("selfplay/pairs.jsonl", "Where the pairs go (RL prompts and per-candidate verdicts go beside it).")
     modes: list[str] = opt(["serial"], "serial and/or openmp.")
     samples: int = opt(4, "Candidates sampled per function and mode.")
@@ -133,7 +133,8 @@ class SelfPlayConfig:
     repetitions: int = opt(11, "Timed runs per candidate.")
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
     eval_percent: int = opt(10, "Share of functions marked as eval split (by function hash).")
-    seed: int = opt(0, "Sampling seed.")
+    seed: int = opt(0, "Sampling seed (each round and function derives a fresh one from it).")
+    rounds: int = opt(1, "Rounds over the corpus, each with fresh seeds; a rerun resumes an interrupted one.")
 
 
 @dataclass

@@ -23,6 +23,7 @@ keys, to pass to trainers as ``--exclude-functions``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sys
@@ -210,8 +211,15 @@ def problems_for(config: EvalConfig) -> tuple[list[Problem], list[str]]:
 
 
 def sha256_of(path: Path | None) -> str:
+    """The file's sha256 ("" when there is no file); a file unchanged since the last call is not read again."""
     if path is None or not Path(path).is_file():
         return ""
+    stat = Path(path).stat()
+    return _sha256(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
     digest = hashlib.sha256()
     with Path(path).open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -137,7 +137,8 @@ def check_data(adapter_dir: Path, tokenizer: Any, count: int, max_tokens: int = 
     for messages in conversations[:count]:
         ids = list(tokenizer.apply_chat_template(messages, tokenize=True, return_dict=True)["input_ids"])
         prompt = messages[:-1] if messages and messages[-1].get("role") == "assistant" else messages
-        prompt_len = len(tokenizer.apply_chat_template(prompt, tokenize=True, return_dict=True, add_generation_prompt=True)["input_ids"])
+        prompt_ids = tokenizer.apply_chat_template(prompt, tokenize=True, return_dict=True, add_generation_prompt=True)
+        prompt_len = len(prompt_ids["input_ids"])
         answers += max(0, min(len(ids) - prompt_len, max_tokens))
         out.append(ids[-max_tokens:])
     return out, answers
@@ -341,7 +342,9 @@ def main(config: ExportConfig) -> ExportResult:
             if importlib.util.find_spec("llama_cpp") is None:
                 raise ExportError("llama-cpp-python is not installed, so the adapter cannot be checked; install it or pass --check-sequences 0")
             sequences, answers = check_data(adapter_dir, tokenizer, config.check_sequences)
-            result.agreement = compare(peft_model, sequences, base_gguf, output, config.tolerance, answer_tokens=answers)
+            result.agreement = compare(
+                peft_model, sequences, base_gguf, output, config.tolerance, answer_tokens=answers
+            )
         if config.merged_q8:
             merged = peft_model.merge_and_unload()
             result.merged_gguf = ggufio.write_model_gguf(

@@ -74,9 +74,8 @@ def read_manifest(path: str | Path) -> list[Entry]:
         for file in (source, reference):
             if file is not None and not file.is_file():
                 raise DataError(f"{where}: no such file {file}")
-        entries.append(
-            Entry(source, str(row["function"]), row["mode"], reference, row["split"], str(row.get("family") or ""), idiom)
-        )
+        family = str(row.get("family") or "")
+        entries.append(Entry(source, str(row["function"]), row["mode"], reference, row["split"], family, idiom))
     if not entries:
         raise DataError(f"the corpus manifest {path} has no rows")
     return entries

@@ -78,12 +78,16 @@ class SelfPlayResult:
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    rounds: int = 1
+    resumed: int = 0  # functions (per round and mode) an earlier run had finished
 
     def summary(self) -> str:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items()))
         skipped = f"; skipped {len(self.skipped)}: {'; '.join(self.skipped[:3])}" if self.skipped else ""
+        resumed = f" ({self.resumed} done by an earlier run)" if self.resumed else ""
+        rounds = f" in {self.rounds} rounds" if self.rounds > 1 else ""
         return (
-            f"{self.functions} functions, {self.candidates} candidates ({statuses}) -> {self.pairs} DPO pairs, "
+            f"{self.functions} functions{rounds}{resumed}, {self.candidates} candidates ({statuses}) -> {self.pairs} DPO pairs, "
             f"{self.reward_pairs} reward pairs, {self.sft_rows} SFT rows, {self.rl_rows} RL prompts in "
             f"{self.seconds:.0f} s; written to {self.output.parent}{skipped}"
         )
@@ -288,13 +292,62 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
             return list(pool.map(one, codes))
 
 
+RUN_FILE = "selfplay-run.json"
+DONE_FILE = "done.jsonl"
+_RESUME_KEYS = ("base", "adapter", "engine", "corpus", "manifest", "modes", "samples", "temperature", "max_tokens",
+                "seed", "rounds", "eval_percent")
+
+
+@dataclass
+class _Job:
+    """One function and mode of one round: sampled, its verification running in the background."""
+
+    round: int
+    item: Task
+    mode: str
+    messages: list[dict[str, str]]
+    raws: list[str]
+    codes: list[str]
+    extra: list[str]
+    verdicts: Any  # a Future of the verdicts
+
+
+def seed_for(task: Task, mode: str, round_index: int, seed: int) -> int:
+    """A fresh seed for every round, the same for a function whatever the order (so a resumed round repeats it)."""
+    key = function_key_for(task)
+    return seed + 1_000_003 * round_index + int(hashlib.sha256(f"{key}:{mode}".encode()).hexdigest()[:8], 16) % 1_000_000
+
+
+def _resume_state(folder: Path, config: SelfPlayConfig) -> set[tuple[int, str, str]]:
+    """(round, function_key, mode) already done by an earlier run of the same self-play in ``folder``; else empty."""
+    header, done = folder / RUN_FILE, folder / DONE_FILE
+    if not header.is_file() or not done.is_file():
+        return set()
+    earlier = json.loads(header.read_text())
+    if any(earlier.get(k) != getattr(config, k) for k in _RESUME_KEYS if k != "rounds"):
+        return set()
+    from perfalign.training.data import read_jsonl
+
+    return {(int(r["round"]), str(r["function_key"]), str(r["mode"])) for r in read_jsonl(done)}
+
+
 def run(
     config: SelfPlayConfig,
     sampler: Any | None = None,
     progress: Callable[[str], None] = lambda m: None,
     deadline: float | None = None,
 ) -> SelfPlayResult:
-    """Self-play over the corpus; with ``deadline`` (a ``time.monotonic()`` value) no new function starts after it."""
+    """Self-play over the corpus for ``config.rounds`` rounds; with ``deadline`` (a ``time.monotonic()`` value) no
+    new function starts after it.
+
+    Sampling the next function overlaps with verifying the last one. Each round
+    samples every function again with fresh seeds. Rows are appended as each
+    function finishes and ``done.jsonl`` records it, so rerunning the same
+    command after an interruption resumes: finished functions of finished and
+    unfinished rounds are not sampled again (another configuration starts afresh).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from perfalign.server.settings import Settings
     from perfalign.training.rewards import extract_code
     from perfalign.training.sampling import open_sampler
@@ -302,58 +355,105 @@ def run(
     for mode in config.modes:
         if mode not in {"serial", "openmp"}:
             raise SelfPlayError(f"unknown mode {mode!r}; serial or openmp")
+    if config.rounds < 1:
+        raise SelfPlayError("--rounds must be at least 1")
     settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False)
     output = Path(config.output)
     folder = output.parent
     result = SelfPlayResult(output=output)
     start = time.monotonic()
+    # A manifest is read whole first: a bad row stops the run before anything is sampled or written.
+    work = list(manifest_tasks(config.manifest, "train")) if config.manifest else list(tasks(config.corpus))
+    names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl",
+             "candidates": folder / "candidates.jsonl"}
+    folder.mkdir(parents=True, exist_ok=True)
+    done = _resume_state(folder, config)
+    result.resumed = len(done)
+    write_mode = "a" if done else "w"
+    (folder / RUN_FILE).write_text(
+        json.dumps({k: getattr(config, k) for k in _RESUME_KEYS}, indent=2, sort_keys=True) + "\n"
+    )
     own_sampler = sampler is None
     sampler = sampler or open_sampler(config.base, config.adapter, config.engine)
-    names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl", "candidates": folder / "candidates.jsonl"}
-    collected: dict[str, list[dict[str, Any]]] = {k: [] for k in names}
-    folder.mkdir(parents=True, exist_ok=True)
-    handles = {kind: path.open("w") for kind, path in names.items()}  # rows are written as they come: a stopped run keeps them
+    # Rows are written as they come: a stopped run keeps them, and a rerun appends to them.
+    handles = {kind: path.open(write_mode) for kind, path in names.items()}
+    done_handle = (folder / DONE_FILE).open(write_mode)
+    counts = {k: 0 for k in names}
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-selfplay-verify")
+
+    def finish(job: _Job) -> None:
+        verdicts = job.verdicts.result()
+        codes = job.codes
+        scored = [Scored(c, r, v) for c, r, v in zip(codes, job.raws, verdicts, strict=False)]
+        scored += [Scored(c, "", v, reference=True) for c, v in zip(job.extra, verdicts[len(codes):], strict=True)]
+        for v in verdicts[: len(codes)]:  # the samples' verdicts; the reference is not the model's
+            result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
+        result.candidates += len(codes)
+        progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: "
+                 f"{', '.join(v.status.value for v in verdicts)}")
+        rows_by_kind = rows_for(job.item, job.mode, job.messages, scored, sampler.name, config.eval_percent,
+                                config.threads)
+        for kind, rows in rows_by_kind.items():
+            counts[kind] += len(rows)
+            for row in rows:
+                handles[kind].write(json.dumps(dict(row, round=job.round + 1), sort_keys=True) + "\n")
+            handles[kind].flush()
+        key = function_key_for(job.item)
+        done_handle.write(json.dumps({"round": job.round, "function_key": key, "mode": job.mode}) + "\n")
+        done_handle.flush()
+
+    pending: _Job | None = None
+    stopped = False
     try:
-        # A manifest is read whole first: a bad row stops the run before anything is sampled.
-        source = list(manifest_tasks(config.manifest, "train")) if config.manifest else tasks(config.corpus)
-        for item in source:
-            if isinstance(item, str):
-                result.skipped.append(item)
-                continue
-            if config.max_functions and result.functions >= config.max_functions:
+        for round_index in range(config.rounds):
+            if stopped:
                 break
-            if deadline is not None and time.monotonic() > deadline:
-                result.skipped.append("stopped at the time limit")
-                break
-            result.functions += 1
-            for mode in [item.mode] if item.mode else config.modes:
-                progress(f"{item.path.name}:{item.info.name} ({mode}): sampling {config.samples}")
-                messages, _ = build_messages(item, mode, settings)
-                raws = sampler.generate(
-                    messages, config.samples, max_tokens=config.max_tokens, temperature=config.temperature, seed=config.seed + result.functions
-                )
-                codes = [extract_code(raw, item.info, item.source) for raw in raws]
-                extra = [item.reference] if item.reference else []
-                verdicts = verify_all(item, mode, codes + extra, settings, config.verify_workers)
-                scored = [Scored(c, r, v) for c, r, v in zip(codes, raws, verdicts, strict=False)]
-                scored += [Scored(c, "", v, reference=True) for c, v in zip(extra, verdicts[len(codes):], strict=True)]
-                for v in verdicts[: len(codes)]:  # the samples' verdicts; the reference is not the model's
-                    result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
-                result.candidates += len(codes)
-                progress(f"  {', '.join(v.status.value for v in verdicts)}")
-                for kind, rows in rows_for(item, mode, messages, scored, sampler.name, config.eval_percent, config.threads).items():
-                    collected[kind] += rows
-                    for row in rows:
-                        handles[kind].write(json.dumps(row, sort_keys=True) + "\n")
-                    handles[kind].flush()
+            played = 0
+            for item in work:
+                if isinstance(item, str):
+                    if round_index == 0:
+                        result.skipped.append(item)
+                    continue
+                if config.max_functions and played >= config.max_functions:
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    result.skipped.append("stopped at the time limit")
+                    stopped = True  # later rounds too
+                    break
+                played += 1
+                if round_index == 0:
+                    result.functions += 1
+                for mode in [item.mode] if item.mode else config.modes:
+                    if (round_index, function_key_for(item), mode) in done:
+                        continue
+                    progress(f"{item.path.name}:{item.info.name} ({mode}), round {round_index + 1}: "
+                             f"sampling {config.samples}")
+                    messages, _ = build_messages(item, mode, settings)
+                    raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
+                                            temperature=config.temperature,
+                                            seed=seed_for(item, mode, round_index, config.seed))
+                    codes = [extract_code(raw, item.info, item.source) for raw in raws]
+                    extra = [item.reference] if item.reference else []
+                    future = pool.submit(verify_all, item, mode, codes + extra, settings, config.verify_workers)
+                    job = _Job(round_index, item, mode, messages, list(raws), codes, extra, future)
+                    if pending is not None:
+                        finish(pending)  # the last function's verdicts, verified while this one was sampled
+                    pending = job
     finally:
-        for handle in handles.values():
+        if pending is not None:  # keep what was verified, even when sampling stopped with an error
+            try:
+                finish(pending)
+            except Exception:  # noqa: BLE001 - its verification failed too: a rerun redoes that function
+                pass
+        pool.shutdown(wait=True, cancel_futures=True)
+        for handle in [*handles.values(), done_handle]:
             handle.close()
         if own_sampler:
             sampler.close()
+    result.rounds = config.rounds
     result.files = {kind: str(path) for kind, path in names.items()}
-    result.pairs, result.reward_pairs = len(collected["pairs"]), len(collected["reward"])
-    result.sft_rows, result.rl_rows = len(collected["sft"]), len(collected["rl"])
+    result.pairs, result.reward_pairs = counts["pairs"], counts["reward"]
+    result.sft_rows, result.rl_rows = counts["sft"], counts["rl"]
     result.seconds = time.monotonic() - start
     return result
 

@@ -135,7 +135,8 @@ def test_exports_load_with_datasets_in_the_shape_trl_expects(store: CandidateSto
     import datasets
     populate(store)
     result = export(store, tmp_path / "out", eval_percent=0)
-    assert result.rows == {"dpo": 6, "reward": 9, "sft": 2, "rl": 2, "repair": 0}  # every distinct faster rewrite is imitated
+    # every distinct faster rewrite is imitated, and is preferred over the correct one that is not faster
+    assert result.rows == {"dpo": 6, "reward": 9, "sft": 2, "rl": 2, "repair": 0}
 
     for kind in ("dpo", "reward"):
         ds = datasets.load_dataset("json", data_files=str(result.files[kind]), split="train")

@@ -147,7 +147,8 @@ def test_four_bit_merges_are_refused(trained: tuple[Path, Path, Path], tmp_path:
 
 
 def test_a_llama_adapter_is_refused_with_the_reason(tmp_path: Path) -> None:
-    tensor = ggufio.LoraTensor("model.layers.0.self_attn.q_proj", np.zeros((4, 64), np.float32), np.zeros((64, 4), np.float32))
+    zeros = np.zeros((4, 64), np.float32)
+    tensor = ggufio.LoraTensor("model.layers.0.self_attn.q_proj", zeros, zeros.T.copy())
     with pytest.raises(ggufio.GGUFExportError, match="permutes the rows of a llama model's q and k"):
         ggufio.write_lora_adapter(tmp_path / "a.gguf", [tensor], model_type="llama", n_blocks=2, alpha=8.0)
     assert not (tmp_path / "a.gguf").exists()

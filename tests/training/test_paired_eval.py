@@ -34,8 +34,8 @@ def functions(folder: Path) -> list[Path]:
     files = []
     for i in range(N_FUNCTIONS):
         path = folder / f"f{i}.c"
-        path.write_text(f"int f{i}(const int *a, int n) {{\n    int s = {i};\n    for (int j = 0; j < n; j++) s += a[j];\n"
-                        "    return s;\n}\n")
+        body = f"    int s = {i};\n    for (int j = 0; j < n; j++) s += a[j];\n    return s;\n"
+        path.write_text(f"int f{i}(const int *a, int n) {{\n{body}}}\n")
         files.append(path)
     return files
 

@@ -159,7 +159,8 @@ def test_a_manifest_plays_its_train_rows_and_turns_each_reference_into_pairs(tmp
     assert len(original) == 1 and "below += x[k] < mean" in original[0]["chosen"][0]["content"]
     assert "for (size_t i = 0; i < n; i++)" in original[0]["rejected"][0]["content"]  # the original function
     assert original[0]["margin"] > 0 and original[0]["mode"] == "serial" and original[0]["split"] == "train"
-    assert sum(p["rejected_status"] == "incorrect" for p in pairs) == 2  # the sample and the reference beat the wrong one
+    # the sample and the reference beat the wrong one
+    assert sum(p["rejected_status"] == "incorrect" for p in pairs) == 2
     # Every distinct verified rewrite is an SFT row: the sample's and the reference's.
     sft = read_jsonl(tmp_path / "sp" / "sft.jsonl")
     assert sorted(r["model"] for r in sft) == ["reference", "replay"]
@@ -178,3 +179,41 @@ def test_a_manifest_row_naming_a_missing_file_is_refused_with_its_line(tmp_path:
     manifest.write_text(json.dumps({"path": "nope.c", "function": "f", "mode": "gpu", "split": "train"}) + "\n")
     with pytest.raises(DataError, match=r"manifest.jsonl:1: mode 'gpu' is not one of serial, openmp"):
         selfplay.run(config, sampler=Replay("replay", [FAST]))
+
+
+class Seeds(Replay):
+    """Replay that records each call's seed, and fails on the call numbered ``fail_at`` (a killed run)."""
+
+    def __init__(self, answers: list[str], fail_at: int = 0) -> None:
+        super().__init__("replay", answers)
+        self.seeds: list[int] = []
+        self.fail_at = fail_at
+
+    def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+        if self.fail_at and len(self.seeds) + 1 == self.fail_at:
+            raise RuntimeError("the model server went away")
+        self.seeds.append(int(kw["seed"]))  # type: ignore[arg-type]
+        return super().generate(messages, n, **kw)
+
+
+def test_rounds_use_fresh_seeds_and_an_interrupted_run_resumes(tmp_path: Path) -> None:
+    corpus = [str(CORPUS_FILE), str(selfplay.CORPUS_DIR / "clamp_sum.c")]
+    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1, repetitions=3,
+                            verify_workers=1, rounds=2)
+    first = Seeds([CHATTER], fail_at=3)  # stops in the second round, after its first function was sampled
+    with pytest.raises(RuntimeError, match="went away"):
+        selfplay.run(config, sampler=first)
+    assert len(first.seeds) == 2
+    done = read_jsonl(tmp_path / "sp" / "done.jsonl")
+    assert [r["round"] for r in done] == [0, 0]  # the whole first round is on file
+    again = Seeds([CHATTER])
+    result = selfplay.run(config, sampler=again)
+    assert result.resumed == 2 and len(again.seeds) == 2  # only the second round is sampled
+    assert not set(again.seeds) & set(first.seeds)  # fresh seeds in the second round
+    candidates = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
+    assert sorted(c["round"] for c in candidates) == [1, 1, 2, 2]
+    # The same command once more has nothing left to do; another configuration starts afresh.
+    assert selfplay.run(config, sampler=Seeds([CHATTER])).candidates == 0
+    fresh = selfplay.run(SelfPlayConfig(**{**config.__dict__, "rounds": 1, "seed": 7}), sampler=Seeds([CHATTER]))
+    assert fresh.resumed == 0 and fresh.candidates == 2
+    assert len(read_jsonl(tmp_path / "sp" / "candidates.jsonl")) == 2
