@@ -155,9 +155,7 @@ class ExportConfig:
 
 @dataclass
 class EvalConfig:
-    """A paired evaluation: both models sample the same held-out functions with the same prompts and seeds, one
-    prepared verifier per function judges both; fast@1 (primary), pass@1, gain and speedup_n@k with paired
-    95% intervals over functions."""
+    """Both models sample the same held-out functions with the same prompts and seeds; one verifier per function."""
 
     base: str = opt("qwen2.5-coder-0.5b", "Base model: a registered name, a .gguf file, or a Hugging Face folder.")
     adapter: str = opt("", "Trained adapter (GGUF LoRA or PEFT folder); evaluated beside the base.")
