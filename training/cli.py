@@ -22,12 +22,12 @@ from perfalign.training import config as cfg
 # command -> (module with main(config), one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "sft": ("perfalign.training.sft", "Supervised fine-tuning on the fastest verified rewrites."),
-    "dpo": ("perfalign.training.dpo", "DPO on performance pairs (faster-correct over slower or incorrect)."),
+    "dpo": ("perfalign.training.dpo", "DPO on performance pairs (faster over not faster, slower or incorrect)."),
     "reward": ("perfalign.training.reward", "Train a reward model that ranks the faster version higher."),
     "grpo": ("perfalign.training.grpo", "Online RL (GRPO) whose reward runs the verifier on each sample."),
     "selfplay": ("perfalign.training.selfplay", "Sample the model on a corpus, verify everything, write pairs."),
     "export": ("perfalign.training.export", "Write the adapter as GGUF, check it in llama.cpp, register it."),
-    "eval": ("perfalign.training.evaluate", "build@k, pass@k and speedup_n@k for base and trained model."),
+    "eval": ("perfalign.training.evaluate", "Paired evaluation of base and trained model: fast@1, pass@1, gain."),
 }
 
 

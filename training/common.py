@@ -59,7 +59,12 @@ def load_data(config: cfg.BaseConfig, kind: str, *, eval_fraction: float = 0.0, 
     if not config.data:
         raise TrainingError("no training data given; pass --data FILE.jsonl (from `perfalign prefs export` or `perfalign train selfplay`)")
     splits = load_splits(
-        config.data, kind, exclude=excluded_keys(config.exclude_functions), eval_fraction=eval_fraction, min_margin=min_margin
+        config.data,
+        kind,
+        exclude=excluded_keys(config.exclude_functions),
+        eval_fraction=eval_fraction,
+        min_margin=min_margin,
+        max_pairs_per_prompt=int(getattr(config, "max_pairs_per_prompt", 0)),
     )
     if not splits.train:
         raise TrainingError(f"every function in the data is held out for evaluation ({splits.summary()})")
@@ -186,6 +191,7 @@ def save(
         "data_sources": splits.sources,
         "data_reviewed_rows": splits.reviewed_rows,
         "data_reviews": dict(splits.reviews),
+        "data_capped_pairs": splits.capped_pairs,
         "eval_function_keys": sorted({r["function_key"] for r in splits.eval}),
         "result": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(result).items()},
         "host": platform.node(),

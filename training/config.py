@@ -74,6 +74,7 @@ class DPOConfig(BaseConfig):
     beta: float = opt(0.1, "DPO temperature: how far the policy may move from the base.")
     loss_type: str = opt("sigmoid", "DPO loss: sigmoid, ipo, hinge, robust …")
     min_margin: float = opt(0.0, "Skip pairs whose speedup margin is smaller.")
+    max_pairs_per_prompt: int = opt(4, "Most pairs kept per prompt, spread over distinct answers (0: all).")
 
 
 @dataclass
@@ -83,6 +84,8 @@ class RewardConfig(BaseConfig):
     learning_rate: float = opt(1e-4, "Peak learning rate.")
     center_rewards_coefficient: float = opt(0.01, "Pull mean reward toward 0 (0 disables).")
     eval_fraction: float = opt(0.1, "Share of functions held out for pairwise accuracy when the data has no eval split.")
+    use_margin: bool = opt(True, "Subtract each pair's margin from the reward difference (needs one on every row).")
+    max_pairs_per_prompt: int = opt(4, "Most pairs kept per prompt, spread over distinct answers (0: all).")
 
 
 @dataclass
@@ -95,8 +98,10 @@ class GRPOConfig(BaseConfig):
     max_completion_length: int = opt(384, "Longest completion in tokens.")
     temperature: float = opt(0.8, "Sampling temperature.")
     beta: float = opt(0.0, "KL penalty toward the base model (0 disables it).")
-    speedup_weight: float = opt(1.0, "Reward per unit of log2 speedup for a correct candidate.")
-    correct_bonus: float = opt(0.2, "Reward for any correct candidate, before speed.")
+    speedup_weight: float = opt(1.0, "Reward per unit of log2 of the interval's low end, for a faster candidate.")
+    correct_bonus: float = opt(0.5, "Reward for a correct candidate that is not verified faster.")
+    incorrect_reward: float = opt(0.1, "Reward for a candidate that built but is wrong, crashed or timed out.")
+    faster_bonus: float = opt(0.5, "Added to correct_bonus for a verified-faster candidate, before its speed term.")
     max_reward: float = opt(4.0, "Upper clip of the execution reward.")
     length_penalty_weight: float = opt(0.0, "Weight of the penalty for completions longer than length_limit_chars (0 disables).")
     length_limit_chars: int = opt(2000, "Completions longer than this many characters are penalised.")
@@ -117,6 +122,7 @@ class SelfPlayConfig:
     adapter: str = opt("", "Optional adapter: a GGUF LoRA (llama.cpp) or a PEFT folder (transformers).")
     engine: str = opt("auto", "Sampler: llama-cpp (GGUF), transformers (GPU or HF folder) or auto.")
     corpus: list[str] = opt([], "C/C++ files or folders of functions (default: the training corpus shipped with perfalign).")
+    manifest: str = opt("", "A corpus manifest (JSONL): its train rows are played in their modes, with references.")
     output: str = opt("selfplay/pairs.jsonl", "Where the pairs go (RL prompts and per-candidate verdicts go beside it).")
     modes: list[str] = opt(["serial"], "serial and/or openmp.")
     samples: int = opt(4, "Candidates sampled per function and mode.")
@@ -127,7 +133,8 @@ class SelfPlayConfig:
     repetitions: int = opt(11, "Timed runs per candidate.")
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
     eval_percent: int = opt(10, "Share of functions marked as eval split (by function hash).")
-    seed: int = opt(0, "Sampling seed.")
+    seed: int = opt(0, "Sampling seed (each round and function derives a fresh one from it).")
+    rounds: int = opt(1, "Rounds over the corpus, each with fresh seeds; a rerun resumes an interrupted one.")
 
 
 @dataclass
@@ -148,23 +155,27 @@ class ExportConfig:
 
 @dataclass
 class EvalConfig:
-    """Sample k candidates per held-out function, verify all, report build@k, pass@k and speedup@k."""
+    """Both models sample the same held-out functions with the same prompts and seeds; one verifier per function."""
 
     base: str = opt("qwen2.5-coder-0.5b", "Base model: a registered name, a .gguf file, or a Hugging Face folder.")
     adapter: str = opt("", "Trained adapter (GGUF LoRA or PEFT folder); evaluated beside the base.")
-    engine: str = opt("auto", "Sampler: llama-cpp, transformers or auto.")
-    functions: list[str] = opt([], "Held-out C/C++ files or folders (default: the project's examples/).")
+    engine: str = opt("llama-cpp", "Sampler: llama-cpp (the served GGUF, with the adapter), transformers or auto.")
+    functions: list[str] = opt([], "Held-out C/C++ files or folders; each file's last function (default: examples/).")
+    manifest: str = opt("", "A corpus manifest: its eval rows are evaluated beside the functions, each in its mode.")
     max_functions: int = opt(0, "Evaluate the first N functions only (0: all); both models get the same ones.")
-    modes: list[str] = opt(["serial"], "serial and/or openmp.")
-    samples: int = opt(4, "Candidates per function (n >= max k).")
-    ks: list[int] = opt([1, 2, 4], "The k values reported.")
+    modes: list[str] = opt(["own"], "own (each function in its mode), or serial and/or openmp for every function.")
+    samples: int = opt(8, "Candidates per function and model.")
+    ks: list[int] = opt([1, 4, 8], "The k values of build@k, pass@k and speedup_n@k in the table.")
+    gain_samples: int = opt(4, "Samples a user is shown the best of, for the gain metric and its speedup_n@k.")
+    gain_cap: float = opt(10.0, "Largest speedup a function counts in the gain metric.")
+    bootstrap_resamples: int = opt(10000, "Bootstrap resamples for the paired 95% intervals.")
     temperature: float = opt(0.8, "Sampling temperature.")
     max_tokens: int = opt(512, "Longest completion in tokens.")
     threads: int = opt(2, "OpenMP threads when timing parallel candidates.")
     repetitions: int = opt(11, "Timed runs per candidate.")
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
-    output_dir: str = opt("runs/eval", "Where the table, plot and raw verdicts go.")
-    seed: int = opt(0, "Sampling seed.")
+    output_dir: str = opt("runs/eval", "Where the table, plots and verdicts go (a rerun resumes there).")
+    seed: int = opt(0, "Sampling seed (each function's seed derives from it and the function).")
 
 
 CONFIGS: dict[str, type] = {

@@ -37,6 +37,7 @@ class Splits:
     eval: list[dict[str, Any]] = field(default_factory=list)
     snapshot_id: str = ""
     dropped_duplicates: int = 0
+    capped_pairs: int = 0  # pairs left out by the cap on pairs per prompt
     sources: list[str] = field(default_factory=list)
     # Rows by the review state the store's export wrote (``unreviewed``, ``approved``, ``flipped``).
     reviews: dict[str, int] = field(default_factory=dict)
@@ -118,6 +119,45 @@ def excluded_keys(paths: Iterable[str | Path]) -> set[str]:
     return keys
 
 
+def _answer_key(answer: Any) -> str:
+    return hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest()
+
+
+def cap_pairs(rows: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+    """At most ``cap`` pairs per prompt, spread over distinct answers.
+
+    One faster candidate against k failures would otherwise repeat the same
+    chosen answer k times. Within a prompt, each step keeps the pair whose
+    chosen and rejected answers have been kept least so far, the larger
+    margin first among equals, then the earlier row. Order is otherwise kept.
+    """
+    if cap <= 0:
+        return rows
+    groups: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        key = json.dumps([row.get("function_key"), row.get("mode"), row.get("prompt")], sort_keys=True)
+        groups.setdefault(key, []).append(i)
+    keep: set[int] = set()
+    for members in groups.values():
+        if len(members) <= cap:
+            keep.update(members)
+            continue
+        uses: dict[str, int] = {}
+        left = list(members)
+        for _ in range(cap):
+            def cost(i: int) -> tuple[int, float, int]:
+                c, r = _answer_key(rows[i]["chosen"]), _answer_key(rows[i]["rejected"])
+                return (uses.get("c" + c, 0) + uses.get("r" + r, 0), -float(rows[i].get("margin") or 0.0), i)
+
+            best = min(left, key=cost)
+            left.remove(best)
+            keep.add(best)
+            for side in ("chosen", "rejected"):
+                tag = side[0] + _answer_key(rows[best][side])
+                uses[tag] = uses.get(tag, 0) + 1
+    return [row for i, row in enumerate(rows) if i in keep]
+
+
 def load_splits(
     paths: Iterable[str | Path],
     kind: str,
@@ -125,11 +165,13 @@ def load_splits(
     exclude: set[str] | None = None,
     eval_fraction: float = 0.0,
     min_margin: float = 0.0,
+    max_pairs_per_prompt: int = 0,
 ) -> Splits:
     """Read ``paths`` as ``kind`` rows (pairs, sft or rl), dedupe them, and split them by function.
 
     ``eval_fraction`` > 0 moves that share of the *train* functions (by hash) to
     eval, for trainers that need a held-out set when the data has none.
+    ``max_pairs_per_prompt`` > 0 caps pairs per prompt (:func:`cap_pairs`).
     """
     if kind not in KIND_COLUMNS:
         raise DataError(f"unknown data kind {kind!r}; one of {', '.join(KIND_COLUMNS)}")
@@ -154,6 +196,11 @@ def load_splits(
             rows.append(row)
     if not rows:
         raise DataError(f"no {kind} rows in {', '.join(sources) or '(no files given)'}")
+    capped = 0
+    if kind == "pairs" and max_pairs_per_prompt > 0:
+        before = len(rows)
+        rows = cap_pairs(rows, max_pairs_per_prompt)
+        capped = before - len(rows)
     held_out = set(exclude)
     for row in rows:
         if row.get("split") == "eval":
@@ -162,7 +209,7 @@ def load_splits(
         for key in {r["function_key"] for r in rows}:
             if int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 10_000 < eval_fraction * 10_000:
                 held_out.add(key)
-    splits = Splits(dropped_duplicates=dropped, sources=sources)
+    splits = Splits(dropped_duplicates=dropped, capped_pairs=capped, sources=sources)
     for row in rows:
         row["split"] = "eval" if row["function_key"] in held_out else "train"
         (splits.eval if row["split"] == "eval" else splits.train).append(row)

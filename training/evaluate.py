@@ -1,17 +1,30 @@
-"""``perfalign train eval``: the paper's metrics for the base and the trained model, side by side.
+"""``perfalign train eval``: a paired evaluation of the base and the trained model on held-out functions.
 
-For each held-out function and mode, each model samples ``samples`` candidates
-with the server's prompt; every candidate is verified (compile, check, time).
-The estimators of :mod:`perfalign.training.metrics` then give build@k, pass@k
-and speedup_n@k, plus the geometric-mean speedup of the verified suggestions.
+Each held-out function is evaluated in its own mode: the project's
+``examples/`` (the OpenMP ones in ``openmp``, as the benchmarks run them,
+reported as *idiom-seen*: the training corpus has the same idioms) and the
+``eval`` rows of a corpus manifest (whole held-out families: *idiom-disjoint*).
+For each function both models get the same prompt and seed and sample
+``samples`` candidates each; one prepared verifier per function judges all of
+them, the two models' candidates interleaved, so the problem size and the
+machine's load are the same for both. The metrics are fixed before the run
+(:mod:`perfalign.training.paired`): fast@1 (primary), pass@1, the user's gain
+and speedup_n@k, with per-function paired differences and 95% bootstrap
+intervals over functions; the paper's build@k, pass@k and speedup_n@k are in
+the table too.
 
-Written to ``output_dir``: ``metrics.json``, ``table.md``, ``plot.svg``,
-``verdicts.jsonl`` (every candidate) and ``functions.jsonl`` (the function
+Written to ``output_dir``: ``eval-run.json`` (what is evaluated: the GGUF and
+adapter hashes, the prompt version, the llama.cpp build, the settings),
+``verdicts.jsonl`` (every candidate, appended function by function, so an
+interrupted run resumes where it stopped), ``metrics.json``, ``table.md``,
+``plot.svg``, ``paired.svg`` and ``functions.jsonl`` (per-function metrics and
 keys, to pass to trainers as ``--exclude-functions``).
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import json
 import sys
 import time
@@ -22,12 +35,18 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import CORRECT, Status, Verdict
-from perfalign.training import metrics
+from perfalign.training import metrics, paired
 from perfalign.training.config import EvalConfig
-from perfalign.training.data import write_jsonl
+from perfalign.training.data import read_jsonl, write_jsonl
 
 REPO_EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BUILT = CORRECT | {Status.INCORRECT, Status.TIMEOUT, Status.CRASH}
+# The examples the benchmarks run in OpenMP mode (benchmarks/optimize_bench.py); the others run serially.
+OPENMP_EXAMPLES = frozenset(
+    {"saxpy", "mandelbrot", "count_in_range", "pair_energy", "vector_norm", "dot_checked", "blur_1d", "heat_3d"}
+)
+RUN_FILE = "eval-run.json"
+MODELS = ("base", "trained")
 
 
 class EvalError(PerfalignError, RuntimeError):
@@ -38,13 +57,33 @@ class EvalError(PerfalignError, RuntimeError):
 class EvalResult:
     output_dir: Path
     reports: dict[str, metrics.Report] = field(default_factory=dict)
+    comparisons: list[paired.Comparison] = field(default_factory=list)
+    decision: dict[str, Any] = field(default_factory=dict)
     table: str = ""
     seconds: float = 0.0
+    functions: int = 0
+    resumed: int = 0  # functions whose verdicts an earlier run had written
+    skipped: list[str] = field(default_factory=list)
     card: Path | None = None  # MODEL_CARD.md, when the adapter is an exported GGUF
 
     def summary(self) -> str:
         card = f"; model card {self.card}" if self.card else ""
-        return f"{self.table}\nwritten to {self.output_dir} in {self.seconds:.0f} s{card}"
+        resumed = f" ({self.resumed} from an earlier run)" if self.resumed else ""
+        skipped = f"; {len(self.skipped)} skipped" if self.skipped else ""
+        return (f"{self.table}\n{self.functions} functions{resumed}{skipped}; written to {self.output_dir} "
+                f"in {self.seconds:.0f} s{card}")
+
+
+@dataclass
+class Problem:
+    task: Any  # selfplay.Task
+    mode: str
+    idiom: str  # seen or disjoint
+    key: str  # function_key
+
+    @property
+    def id(self) -> str:
+        return f"{self.key}:{self.mode}"
 
 
 def sample_of(verdict: Verdict) -> metrics.Sample:
@@ -119,76 +158,346 @@ def default_functions(paths: list[str]) -> list[str]:
     raise EvalError("no held-out functions given; pass --functions FILE_OR_FOLDER (the project's examples/ are not installed)")
 
 
-def evaluate_model(
-    sampler: Any, config: EvalConfig, settings: Any, progress: Callable[[str], None] = lambda m: None
-) -> tuple[list[list[metrics.Sample]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """Samples per problem, the per-candidate rows, and the function rows, for one model."""
-    from perfalign.training.rewards import extract_code
-    from perfalign.training.selfplay import build_messages, function_key_for, tasks, verify_all
+def _last_function_tasks(paths: list[str]) -> tuple[list[Any], list[str]]:
+    """Each file's last function (earlier ones are its helpers), as self-play tasks."""
+    from perfalign.server import cparse
+    from perfalign.training.selfplay import Task, corpus_files
 
-    per_problem: list[list[metrics.Sample]] = []
-    rows: list[dict[str, Any]] = []
-    functions: list[dict[str, Any]] = []
-    considered = 0
-    for index, task in enumerate(tasks(default_functions(config.functions))):
-        if isinstance(task, str):
+    out, skipped = [], []
+    for path in corpus_files(paths):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        language = cparse.language_for(path)
+        try:
+            infos = cparse.list_functions(text, language)
+        except Exception as exc:  # a file the parser rejects is reported, not fatal
+            skipped.append(f"{path.name}: {exc}")
             continue
-        if config.max_functions and considered >= config.max_functions:
-            break
-        considered += 1
-        for mode in config.modes:
-            progress(f"{sampler.name}: {task.info.name} ({mode})")
-            messages, _ = build_messages(task, mode, settings)
-            raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens, temperature=config.temperature, seed=config.seed + index)
-            codes = [extract_code(r, task.info, task.source) for r in raws]
-            verdicts = verify_all(task, mode, codes, settings, config.verify_workers)
-            if verdicts and all(v.status is Status.UNSUPPORTED and "original" in v.detail for v in verdicts):
-                continue  # the function itself cannot be harnessed: not a problem for the model
-            key = function_key_for(task)
-            per_problem.append([sample_of(v) for v in verdicts])
-            functions.append({"function_key": key, "function": task.info.name, "file": task.path.name, "mode": mode})
-            rows += [
-                {"model": sampler.name, "function": task.info.name, "function_key": key, "mode": mode, "code": c, **v.to_dict()}
-                for c, v in zip(codes, verdicts, strict=True)
-            ]
-    if not per_problem:
-        raise EvalError("none of the held-out functions could be harnessed; check them with `perfalign verify`")
-    return per_problem, rows, functions
+        if infos:
+            out.append(Task(path, text, language, infos[-1]))
+    return out, skipped
 
 
-def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Callable[[str], None] = lambda m: None) -> EvalResult:
-    """Evaluate ``samplers`` (default: the base and, if given, base + adapter) on the same problems."""
+def problems_for(config: EvalConfig) -> tuple[list[Problem], list[str]]:
+    """The held-out functions, each with its mode and idiom group, and why any was skipped."""
+    from perfalign.training.selfplay import function_key_for, manifest_tasks
+
+    for mode in config.modes:
+        if mode not in {"own", "serial", "openmp"}:
+            raise EvalError(f"unknown mode {mode!r}; own, serial or openmp")
+    own = config.modes == ["own"] or not config.modes
+    entries: list[tuple[Any, str]] = []
+    skipped: list[str] = []
+    tasks, skipped = _last_function_tasks(default_functions(config.functions))  # examples/ unless named
+    entries += [(t, "seen") for t in tasks]
+    if config.manifest:
+        for item in manifest_tasks(config.manifest, "eval"):
+            if isinstance(item, str):
+                skipped.append(item)
+            else:
+                entries.append((item, item.idiom or "disjoint"))
+    out: list[Problem] = []
+    for task, idiom in entries:
+        if own:
+            modes = [task.mode or ("openmp" if task.info.name in OPENMP_EXAMPLES else "serial")]
+        else:
+            modes = list(config.modes)
+        key = function_key_for(task)
+        out += [Problem(task, mode, idiom, key) for mode in modes]
+    if config.max_functions:
+        out = out[: config.max_functions]
+    if not out:
+        raise EvalError("no held-out functions; pass --functions FILE_OR_FOLDER or --manifest")
+    return out, skipped
+
+
+def sha256_of(path: Path | None) -> str:
+    """The file's sha256 ("" when there is no file); a file unchanged since the last call is not read again."""
+    if path is None or not Path(path).is_file():
+        return ""
+    stat = Path(path).stat()
+    return _sha256(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def llama_cpp_build() -> str:
+    try:
+        import llama_cpp
+    except ImportError:
+        return ""
+    return f"llama-cpp-python {getattr(llama_cpp, '__version__', '?')}"
+
+
+def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
+    """What is evaluated, recorded before the first sample: a resumed run must match it."""
+    from perfalign.server.optimize import PROMPT_VERSION
+    from perfalign.training.sampling import gguf_adapter
+
+    base_gguf: Path | None = None
+    try:
+        from perfalign.training.modeling import resolve_base
+
+        base_gguf = resolve_base(config.base).gguf
+    except Exception:  # a base that is not a GGUF (a Hugging Face folder) has no served file to hash
+        base_gguf = None
+    adapter_gguf = gguf_adapter(config.adapter) if config.adapter else None
+    return {
+        "models": names,
+        "base": config.base,
+        "base_gguf": str(base_gguf or ""),
+        "base_gguf_sha256": sha256_of(base_gguf),
+        "adapter": config.adapter,
+        "adapter_gguf": str(adapter_gguf or ""),
+        "adapter_sha256": sha256_of(adapter_gguf),
+        "engine": config.engine,
+        "llama_cpp": llama_cpp_build(),
+        "prompt_version": PROMPT_VERSION,
+        "samples": config.samples,
+        "seed": config.seed,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "threads": config.threads,
+        "repetitions": config.repetitions,
+        "metrics": {
+            "primary": paired.PRIMARY,
+            "fast@1": "chance that one sample is verified faster",
+            "pass@1": "chance that one sample is correct",
+            "gain": f"geometric mean over functions of the expected best verified speedup among {config.gain_samples} "
+                    f"samples, 1.0 where none is verified faster, each function capped at {config.gain_cap}x",
+            "speedup_n@k": f"expected best speedup among k={config.gain_samples} samples, incorrect ones counting 0",
+            "interval": f"95% percentile bootstrap over functions, {config.bootstrap_resamples} resamples",
+        },
+    }
+
+
+_RESUME_KEYS = ("models", "base_gguf_sha256", "adapter_sha256", "prompt_version", "samples", "seed", "temperature",
+                "max_tokens")
+
+
+def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The complete functions of an earlier run of the same evaluation in ``out`` (its verdict rows by problem)."""
+    run_file, verdicts = out / RUN_FILE, out / "verdicts.jsonl"
+    if not run_file.is_file() or not verdicts.is_file():
+        return {}
+    earlier = json.loads(run_file.read_text())
+    changed = [k for k in _RESUME_KEYS if earlier.get(k) != header.get(k)]
+    if changed:
+        raise EvalError(
+            f"{out} holds an evaluation of another configuration ({', '.join(changed)} differ); "
+            "use another --output-dir, or delete it to start again"
+        )
+    by_problem: dict[str, list[dict[str, Any]]] = {}
+    for row in read_jsonl(verdicts):
+        by_problem.setdefault(f"{row['function_key']}:{row['mode']}", []).append(row)
+    need = header["samples"] * len(header["models"])
+    return {k: rows for k, rows in by_problem.items() if len(rows) == need}
+
+
+def verify_interleaved(problem: Problem, codes: list[str], settings: Any, workers: int) -> list[Verdict] | Verdict:
+    """Verdicts for ``codes`` from one prepared verifier, or the failure that stops the original being harnessed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perfalign.server.verify import FunctionVerifier
+
+    task = problem.task
+    with FunctionVerifier(task.source, task.language, task.info.name, mode=problem.mode, settings=settings,
+                          source_path=task.path) as verifier:
+        failure = verifier.prepare()
+        if failure is not None:
+            return failure
+
+        def one(code: str) -> Verdict:
+            if not code.strip():
+                return Verdict(Status.UNSUPPORTED, detail="no code could be extracted from the completion")
+            return verifier.verify(code)
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(one, codes))
+
+
+def seed_for(problem: Problem, seed: int) -> int:
+    """The same seed for both models on a function, whatever the order or a resume."""
+    return seed + int(problem.key[:8], 16) % 1_000_000
+
+
+def evaluate_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
+                     ) -> list[dict[str, Any]] | str:
+    """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
+    from perfalign.training.rewards import extract_code
+    from perfalign.training.selfplay import build_messages
+
+    task = problem.task
+    messages, _ = build_messages(task, problem.mode, settings)
+    seed = seed_for(problem, config.seed)
+    codes: dict[str, list[str]] = {}
+    for name, sampler in samplers.items():
+        raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
+                                temperature=config.temperature, seed=seed)
+        codes[name] = [extract_code(r, task.info, task.source) for r in raws]
+    order = [(name, i) for i in range(config.samples) for name in samplers]  # base 0, trained 0, base 1, …
+    verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order], settings, config.verify_workers)
+    if isinstance(verdicts, Verdict):
+        return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
+    return [
+        {"model": name, "sample": i, "seed": seed, "function": task.info.name, "file": task.path.name,
+         "function_key": problem.key, "mode": problem.mode, "idiom": problem.idiom, "code": codes[name][i],
+         **verdict.to_dict()}
+        for (name, i), verdict in zip(order, verdicts, strict=True)
+    ]
+
+
+def _draws(rows: list[dict[str, Any]], model: str) -> list[paired.Draw]:
+    mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["sample"])
+    return [paired.Draw(str(r["status"]), r.get("speedup")) for r in mine]
+
+
+def _samples(draws: list[paired.Draw]) -> list[metrics.Sample]:
+    return [sample_of(Verdict(Status(d.status), speedup=d.speedup)) for d in draws]
+
+
+def paired_table(comparisons: list[paired.Comparison]) -> str:
+    lines = ["| group | metric | functions | base | trained | difference (95% CI) |", "|---|---|---|---|---|---|"]
+    for c in comparisons:
+        if c.metric == "gain":
+            d = c.to_dict()
+            cells = (f"{d['base_geomean']:.3f}x", f"{d['trained_geomean']:.3f}x",
+                     f"×{d['ratio']:.3f} [{d['ratio_low']:.3f}, {d['ratio_high']:.3f}]")
+        else:
+            cells = (f"{c.base:.3f}", f"{c.trained:.3f}", f"{c.difference:+.3f} [{c.low:+.3f}, {c.high:+.3f}]")
+        star = " *" if c.excludes_zero else ""
+        lines.append(f"| {c.group} | {c.metric} | {c.functions} | {cells[0]} | {cells[1]} | {cells[2]}{star} |")
+    return "\n".join(lines)
+
+
+def paired_svg(comparisons: list[paired.Comparison]) -> str:
+    """Each metric's mean paired difference (trained − base) with its 95% interval, per group, as an SVG."""
+    rows = [c for c in comparisons if c.functions]
+    width, row_h, left, right = 640, 22, 210, 30
+    height = 60 + row_h * len(rows)
+    span = max([0.05] + [max(abs(c.low), abs(c.high)) for c in rows]) * 1.1
+    zero = left + (width - left - right) / 2
+
+    def x(v: float) -> float:
+        return zero + v / span * (width - left - right) / 2
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        'font-size="11">',
+        '<text x="10" y="18" font-size="13">paired difference, trained − base (95% bootstrap interval over '
+        'functions; gain as log ratio)</text>',
+        f'<line x1="{zero:.1f}" y1="30" x2="{zero:.1f}" y2="{height - 20}" stroke="#888" stroke-dasharray="4"/>',
+    ]
+    for i, c in enumerate(rows):
+        y = 42 + i * row_h
+        colour = "#2ca02c" if c.low > 0 else "#d62728" if c.high < 0 else "#1f77b4"
+        parts.append(f'<text x="10" y="{y + 4}">{c.group}: {c.metric} (n={c.functions})</text>')
+        parts.append(f'<line x1="{x(c.low):.1f}" y1="{y}" x2="{x(c.high):.1f}" y2="{y}" stroke="{colour}" '
+                     'stroke-width="2"/>')
+        parts.append(f'<circle cx="{x(c.difference):.1f}" cy="{y}" r="4" fill="{colour}"/>')
+    parts.append(f'<text x="{x(-span):.1f}" y="{height - 6}">{-span:+.2f}</text>')
+    parts.append(f'<text x="{x(span) - 30:.1f}" y="{height - 6}">{span:+.2f}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Callable[[str], None] = lambda m: None
+        ) -> EvalResult:
+    """Evaluate the base and, with an adapter, base + adapter on the same functions, prompts and seeds."""
     from perfalign.server.settings import Settings
     from perfalign.training.sampling import open_sampler
 
+    if config.samples < 1:
+        raise EvalError("--samples must be at least 1")
     settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False)
     out = Path(config.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    result = EvalResult(output_dir=out)
-    all_rows: list[dict[str, Any]] = []
-    functions: list[dict[str, Any]] = []
     names = ["base"] + (["trained"] if config.adapter else [])
+    problems, skipped = problems_for(config)
+    own: dict[str, Any] = {}
     if samplers is None:
         from perfalign.training.sampling import check_adapter
 
-        check_adapter(config.base, config.adapter, config.engine)  # before the base's long run
+        check_adapter(config.base, config.adapter, config.engine)  # before any long work
+    header = run_header(config, names)
+    done = resume(out, header)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RUN_FILE).write_text(json.dumps(header, indent=2, sort_keys=True) + "\n")
+    kept = [row for p in problems for row in done.get(p.id, [])]
+    write_jsonl(out / "verdicts.jsonl", kept)  # drops a function an interrupted run left half-written
+    result = EvalResult(output_dir=out, skipped=skipped, resumed=sum(p.id in done for p in problems))
+    rows_by_problem: dict[str, list[dict[str, Any]]] = {p.id: done[p.id] for p in problems if p.id in done}
+    try:
+        if samplers is None:
+            own = {name: open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
+                   for name in names}
+        active = {name: (samplers or own)[name] for name in names}
+        with (out / "verdicts.jsonl").open("a") as fh:
+            for problem in problems:
+                if problem.id in rows_by_problem:
+                    continue
+                progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
+                         f"{config.samples} samples from {', '.join(names)}")
+                rows = evaluate_problem(problem, active, config, settings)
+                if isinstance(rows, str):
+                    result.skipped.append(rows)
+                    continue
+                for row in rows:
+                    fh.write(json.dumps(row, sort_keys=True) + "\n")
+                fh.flush()
+                rows_by_problem[problem.id] = rows
+    finally:
+        for sampler in own.values():
+            sampler.close()
+    scored = [p for p in problems if p.id in rows_by_problem]
+    if not scored:
+        raise EvalError("none of the held-out functions could be harnessed; check them with `perfalign verify`")
+    result.functions = len(scored)
+    per_model: dict[str, list[dict[str, float]]] = {}
+    function_rows = []
+    for problem in scored:
+        rows = rows_by_problem[problem.id]
+        entry: dict[str, Any] = {"function_key": problem.key, "function": problem.task.info.name,
+                                 "file": problem.task.path.name, "mode": problem.mode, "idiom": problem.idiom}
+        for name in names:
+            values = paired.function_metrics(_draws(rows, name), gain_samples=config.gain_samples,
+                                             gain_cap=config.gain_cap)
+            per_model.setdefault(name, []).append(values)
+            entry[name] = values
+        function_rows.append(entry)
     for name in names:
-        own = samplers is None
-        sampler = samplers[name] if samplers else open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
-        try:
-            per_problem, rows, functions = evaluate_model(sampler, config, settings, progress)
-        finally:
-            if own:
-                sampler.close()
+        per_problem = [_samples(_draws(rows_by_problem[p.id], name)) for p in scored]
         result.reports[name] = metrics.report(per_problem, config.ks)
-        all_rows += [dict(r, model=name) for r in rows]
+    if "trained" in names:
+        groups = [("all", list(range(len(scored))))]
+        for idiom in ("seen", "disjoint"):
+            groups.append((f"idiom-{idiom}", [i for i, p in enumerate(scored) if p.idiom == idiom]))
+        for group, members in groups:
+            if members:
+                result.comparisons += paired.compare([per_model["base"][i] for i in members],
+                                                     [per_model["trained"][i] for i in members], group,
+                                                     resamples=config.bootstrap_resamples, seed=config.seed)
+        result.decision = paired.verdict_rule(result.comparisons)
     result.table = table(result.reports)
+    if result.comparisons:
+        result.table += "\n\n" + paired_table(result.comparisons)
+        result.table += f"\n\n{result.decision['rule']}: {'yes' if result.decision['trained_wins'] else 'no'}"
     result.seconds = time.monotonic() - start
     (out / "metrics.json").write_text(
         json.dumps(
             {
                 **{name: r.to_dict() for name, r in result.reports.items()},
+                "paired": [c.to_dict() for c in result.comparisons],
+                "decision": result.decision,
+                "run": header,
+                "functions": len(scored),
+                "skipped": result.skipped,
                 "config": dataclasses.asdict(config),
                 "seconds": result.seconds,
             },
@@ -199,8 +508,9 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     )
     (out / "table.md").write_text(result.table + "\n")
     (out / "plot.svg").write_text(plot_svg(result.reports))
-    write_jsonl(out / "verdicts.jsonl", all_rows)
-    write_jsonl(out / "functions.jsonl", functions)
+    if result.comparisons:
+        (out / "paired.svg").write_text(paired_svg(result.comparisons))
+    write_jsonl(out / "functions.jsonl", function_rows)
     if config.adapter:
         result.card = write_card(config.adapter, config.base, out)
     return result

@@ -2,10 +2,14 @@
 
 The check loads the base GGUF the server serves with the adapter in
 llama-cpp-python and compares per-token log-probabilities with the PEFT model
-on a few sequences from the run's own data. Because the served base is
-quantized and PEFT runs on dequantized weights, they never agree exactly; the
-check also compares the adapter's *effect* (log-probs with minus without it),
-which cancels most of the quantization error.
+on a few conversations from the run's own data — prompt *and* answer, as long
+as the training's ``max_length`` (a longer one keeps its end, so the answer
+tokens that completion-only training changes are always in). Because the
+served base is quantized and PEFT runs on dequantized weights, they never
+agree exactly; the check therefore compares the adapter's *effect* (log-probs
+with minus without it), which cancels most of the quantization error: the
+effect in llama.cpp must follow PEFT's with a high correlation and a slope
+between 0.9 and 1.1, so an adapter exported at the wrong scale fails.
 
 Optionally the adapter is merged into the base and written as a Q8_0 GGUF;
 a merged fine-tune is never re-quantized to 4 bits (that would erase it).
@@ -44,13 +48,17 @@ class Agreement:
     adapter_effect: float  # mean |log p PEFT(with) - log p PEFT(without)|
     effect_mean_abs_diff: float  # how far llama.cpp's adapter effect is from PEFT's
     effect_correlation: float = 1.0  # per-token correlation of the two adapter effects
+    effect_slope: float = 1.0  # least-squares slope of llama.cpp's effect on PEFT's (1: the same scale)
+    answer_tokens: int = 0  # tokens of the sequences that belong to the answers
+    max_tokens: int = 0  # the longest sequence allowed (the training's max_length)
     passed: bool = False
 
     def summary(self) -> str:
         return (
-            f"{self.sequences} sequences, {self.tokens} tokens: |Δlog p| {self.mean_abs_diff:.4f} with the adapter "
-            f"({self.base_mean_abs_diff:.4f} without); adapter effect {self.adapter_effect:.4f}, "
-            f"reproduced within {self.effect_mean_abs_diff:.4f} (correlation {self.effect_correlation:.2f})"
+            f"{self.sequences} sequences, {self.tokens} tokens ({self.answer_tokens} of answers): |Δlog p| "
+            f"{self.mean_abs_diff:.4f} with the adapter ({self.base_mean_abs_diff:.4f} without); adapter effect "
+            f"{self.adapter_effect:.4f}, reproduced within {self.effect_mean_abs_diff:.4f} (correlation "
+            f"{self.effect_correlation:.3f}, slope {self.effect_slope:.3f})"
         )
 
 
@@ -94,11 +102,20 @@ def _adapter_scale_alpha(adapter_cfg: dict[str, Any]) -> float:
     return alpha
 
 
-def check_sequences(adapter_dir: Path, tokenizer: Any, count: int, max_tokens: int = 192) -> list[list[int]]:
-    """Token ids of up to ``count`` conversations from the run's data (prompt and chosen answer)."""
+DEFAULT_MAX_TOKENS = 1024  # the trainers' default max_length
+
+
+def check_data(adapter_dir: Path, tokenizer: Any, count: int, max_tokens: int = 0) -> tuple[list[list[int]], int]:
+    """Token ids of up to ``count`` conversations from the run's data (prompt and answer), and their answer tokens.
+
+    ``max_tokens`` (default: the run's ``max_length``) bounds each sequence; a
+    longer conversation keeps its last ``max_tokens`` tokens, so its answer is
+    always checked.
+    """
     from perfalign.training.data import read_jsonl
 
     run = read_run(adapter_dir)
+    max_tokens = max_tokens or int(run.get("config", {}).get("max_length") or DEFAULT_MAX_TOKENS)
     conversations: list[list[dict[str, str]]] = []
     for source in run.get("data_sources", []):
         if not Path(source).is_file():
@@ -116,10 +133,20 @@ def check_sequences(adapter_dir: Path, tokenizer: Any, count: int, max_tokens: i
         code = "for (int i = 0; i < n; i++) { s += a[i] * b[i]; }"
         conversations = [[{"role": "user", "content": f"Optimize:\n```c\n{code}\n```"}, {"role": "assistant", "content": code}]]
     out = []
+    answers = 0
     for messages in conversations[:count]:
-        ids = tokenizer.apply_chat_template(messages, tokenize=True, return_dict=True)["input_ids"]
-        out.append(list(ids)[:max_tokens])
-    return out
+        ids = list(tokenizer.apply_chat_template(messages, tokenize=True, return_dict=True)["input_ids"])
+        prompt = messages[:-1] if messages and messages[-1].get("role") == "assistant" else messages
+        prompt_ids = tokenizer.apply_chat_template(prompt, tokenize=True, return_dict=True, add_generation_prompt=True)
+        prompt_len = len(prompt_ids["input_ids"])
+        answers += max(0, min(len(ids) - prompt_len, max_tokens))
+        out.append(ids[-max_tokens:])
+    return out, answers
+
+
+def check_sequences(adapter_dir: Path, tokenizer: Any, count: int, max_tokens: int = 0) -> list[list[int]]:
+    """The sequences of :func:`check_data`."""
+    return check_data(adapter_dir, tokenizer, count, max_tokens)[0]
 
 
 def _torch_logprobs(model: Any, ids: list[int]) -> list[float]:
@@ -181,7 +208,8 @@ def llama_logprobs(base_gguf: Path, adapter_gguf: Path | None, sequences: list[l
 
 
 MIN_EFFECT = 0.005  # mean |Δ log p| below which an adapter's effect is too small to correlate
-MIN_CORRELATION = 0.5
+MIN_CORRELATION = 0.9
+SLOPE_RANGE = (0.9, 1.1)  # llama.cpp's effect / PEFT's: an adapter at the wrong scale falls outside
 
 
 def _correlation(xs: list[float], ys: list[float]) -> float:
@@ -197,7 +225,27 @@ def _correlation(xs: list[float], ys: list[float]) -> float:
     return sxy / math.sqrt(sxx * syy)
 
 
-def compare(peft_model: Any, sequences: list[list[int]], base_gguf: Path, adapter_gguf: Path, tolerance: float) -> Agreement:
+def _slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of ``ys`` on ``xs`` (0 when ``xs`` do not vary)."""
+    n = len(xs)
+    if n < 2:
+        return 1.0
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx <= 0:
+        return 0.0
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+
+
+def compare(
+    peft_model: Any,
+    sequences: list[list[int]],
+    base_gguf: Path,
+    adapter_gguf: Path,
+    tolerance: float,
+    *,
+    answer_tokens: int = 0,
+) -> Agreement:
     """Compare llama.cpp (base GGUF + adapter GGUF) with the PEFT model on ``sequences``."""
     with_peft = [_torch_logprobs(peft_model, s) for s in sequences]
     with peft_model.disable_adapter():
@@ -222,9 +270,15 @@ def compare(peft_model: Any, sequences: list[list[int]], base_gguf: Path, adapte
     effects_llama = [a - b for a, b in zip(wl, ol, strict=True)]
     effects_peft = [a - b for a, b in zip(wp, op, strict=True)]
     agreement.effect_correlation = _correlation(effects_llama, effects_peft)
-    # A quantized base adds per-token noise of the same size as a small fine-tune's effect, so the
-    # effect is compared by its shape (correlation) rather than token by token.
-    reproduced = agreement.adapter_effect < MIN_EFFECT or agreement.effect_correlation >= MIN_CORRELATION
+    agreement.effect_slope = _slope(effects_peft, effects_llama)
+    agreement.answer_tokens = answer_tokens
+    agreement.max_tokens = max(len(s) for s in sequences)
+    # A quantized base adds per-token noise of the same size as a small fine-tune's effect, so the effect is
+    # compared by its shape (correlation) and its scale (the slope: noise in llama.cpp's effect does not bias it)
+    # rather than token by token.
+    shaped = agreement.effect_correlation >= MIN_CORRELATION
+    scaled = SLOPE_RANGE[0] <= agreement.effect_slope <= SLOPE_RANGE[1]
+    reproduced = agreement.adapter_effect < MIN_EFFECT or (shaped and scaled)
     agreement.passed = agreement.mean_abs_diff <= tolerance and reproduced
     return agreement
 
@@ -287,8 +341,10 @@ def main(config: ExportConfig) -> ExportResult:
         if config.check_sequences > 0:
             if importlib.util.find_spec("llama_cpp") is None:
                 raise ExportError("llama-cpp-python is not installed, so the adapter cannot be checked; install it or pass --check-sequences 0")
-            sequences = check_sequences(adapter_dir, tokenizer, config.check_sequences)
-            result.agreement = compare(peft_model, sequences, base_gguf, output, config.tolerance)
+            sequences, answers = check_data(adapter_dir, tokenizer, config.check_sequences)
+            result.agreement = compare(
+                peft_model, sequences, base_gguf, output, config.tolerance, answer_tokens=answers
+            )
         if config.merged_q8:
             merged = peft_model.merge_and_unload()
             result.merged_gguf = ggufio.write_model_gguf(

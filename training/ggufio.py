@@ -1,4 +1,4 @@
-"""Write GGUF files with the ``gguf`` library: LoRA adapters and (merged) Qwen2 models.
+"""Write GGUF files with the ``gguf`` library: LoRA adapters and (merged) Qwen2 and Qwen3 models.
 
 Tensor names come from the library's tensor-name map, so an adapter's tensors
 (``blk.N.attn_q.weight.lora_a`` / ``.lora_b``) line up with the base GGUF the
@@ -15,7 +15,10 @@ import numpy as np
 
 from perfalign.server.errors import PerfalignError
 
-SUPPORTED_ARCHS = {"qwen2": "QWEN2", "llama": "LLAMA", "qwen3": "QWEN3"}
+SUPPORTED_ARCHS = {"qwen2": "QWEN2", "qwen3": "QWEN3"}
+# llama.cpp's conversion of a llama model permutes the rows of q and k (its rotary layout); a LoRA's B
+# (and a merged model's q/k) would need the same permutation, which this writer does not do.
+UNSUPPORTED_ARCHS = {"llama": "llama.cpp permutes the rows of a llama model's q and k, which this writer does not"}
 PEFT_PREFIX = "base_model.model."
 
 
@@ -33,6 +36,9 @@ class LoraTensor:
 def _arch(model_type: str):  # type: ignore[no-untyped-def]
     import gguf
 
+    if model_type in UNSUPPORTED_ARCHS:
+        raise GGUFExportError(f"cannot write a GGUF for model type {model_type!r}: {UNSUPPORTED_ARCHS[model_type]}; "
+                              f"supported: {', '.join(sorted(SUPPORTED_ARCHS))}")
     if model_type not in SUPPORTED_ARCHS:
         raise GGUFExportError(
             f"cannot write a GGUF for model type {model_type!r}; supported: {', '.join(sorted(SUPPORTED_ARCHS))}"

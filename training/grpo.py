@@ -30,6 +30,8 @@ def main(config: GRPOConfig) -> common.TrainResult:
         speedup_weight=config.speedup_weight,
         correct_bonus=config.correct_bonus,
         max_reward=config.max_reward,
+        incorrect_reward=config.incorrect_reward,
+        faster_bonus=config.faster_bonus,
         workers=config.verify_workers,
         timeout_s=config.verify_timeout_s,
         threads=config.threads,

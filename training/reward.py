@@ -15,6 +15,13 @@ from perfalign.training.data import to_dataset
 COLUMNS = ("prompt", "chosen", "rejected")
 
 
+def columns_for(rows: list[dict[str, Any]], use_margin: bool) -> tuple[str, ...]:
+    """The dataset columns: with ``margin`` (TRL subtracts it from the reward difference) when every row has one."""
+    if use_margin and rows and all(isinstance(r.get("margin"), (int, float)) for r in rows):
+        return COLUMNS + ("margin",)
+    return COLUMNS
+
+
 def score(model: Any, tokenizer: Any, prompt: list[dict[str, str]], answer: list[dict[str, str]], max_length: int) -> float:
     """The reward model's scalar for ``prompt`` followed by ``answer``."""
     import torch
@@ -52,16 +59,17 @@ def main(config: RewardConfig) -> common.TrainResult:
         max_length=config.max_length,
         center_rewards_coefficient=config.center_rewards_coefficient or None,
     )
+    columns = columns_for(splits.train, config.use_margin)
     trainer = RewardTrainer(
         model=model,
         args=args,
-        train_dataset=to_dataset(splits.train, COLUMNS),
+        train_dataset=to_dataset(splits.train, columns),
         processing_class=tokenizer,
         peft_config=lora_config(config, task_type="SEQ_CLS"),
     )
     seconds = common.run_trainer(trainer)
     accuracy = pairwise_accuracy(trainer.model, tokenizer, splits.eval, config.max_length)
-    metrics: dict[str, Any] = {"heldout_pairs": len(splits.eval)}
+    metrics: dict[str, Any] = {"heldout_pairs": len(splits.eval), "margin_used": "margin" in columns}
     if accuracy is not None:
         metrics["heldout_pairwise_accuracy"] = accuracy
     return common.save("reward", trainer, config, splits, seconds, metrics=metrics)

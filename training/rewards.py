@@ -9,10 +9,17 @@ The execution reward runs the real verifier on every completion (compile,
 check against the original, time it), in a small pool of workers; each build
 and run is sandboxed and time-limited by the verifier itself:
 
-* 0 when nothing could be extracted, it does not compile, is unsafe, wrong,
-  crashes or times out;
-* for a correct candidate, ``correct_bonus × min(speedup, 1)`` plus
-  ``speedup_weight × log2(speedup)`` when it is faster, clipped to ``max_reward``.
+* 0 when nothing could be extracted, it does not compile or is unsafe;
+* ``incorrect_reward`` when it built but is wrong, crashes or times out;
+* ``correct_bonus`` when it is correct but not verified faster (``not_significant``
+  or ``slower``): the point speedup of a candidate whose interval holds 1 is
+  timing noise and earns nothing;
+* ``correct_bonus + faster_bonus + speedup_weight × log2(low)`` when it is
+  verified ``faster``, where ``low`` is the lower end of its 95% interval (a
+  speedup the measurement supports), clipped to ``max_reward``.
+
+So compile error < incorrect < correct < faster, and only a verified speedup
+moves the reward within a level.
 """
 from __future__ import annotations
 
@@ -54,12 +61,28 @@ def extract_code(raw: str, info: Any, source: str = "") -> str:
     return extraction.candidate.code if extraction.candidate is not None else ""
 
 
-def speed_reward(verdict: Verdict, *, speedup_weight: float, correct_bonus: float, max_reward: float) -> float:
+# Built and ran, but wrong: above a build failure, below any correct candidate.
+BUILT_BUT_WRONG = frozenset({Status.INCORRECT, Status.CRASH, Status.TIMEOUT})
+
+
+def speed_reward(
+    verdict: Verdict,
+    *,
+    speedup_weight: float = 1.0,
+    correct_bonus: float = 0.5,
+    max_reward: float = 4.0,
+    incorrect_reward: float = 0.1,
+    faster_bonus: float = 0.5,
+) -> float:
     """The execution reward of one verdict (see the module docstring)."""
-    if verdict.status not in CORRECT or verdict.speedup is None or verdict.speedup <= 0:
+    if verdict.status in BUILT_BUT_WRONG:
+        return incorrect_reward
+    if verdict.status not in CORRECT:
         return 0.0
-    s = float(verdict.speedup)
-    value = correct_bonus * min(s, 1.0) + speedup_weight * max(0.0, math.log2(s))
+    if verdict.status is not Status.FASTER:
+        return correct_bonus
+    low = float(verdict.ci95[0]) if verdict.ci95 else 1.0
+    value = correct_bonus + faster_bonus + speedup_weight * max(0.0, math.log2(max(low, 1e-9)))
     return min(value, max_reward)
 
 
@@ -72,8 +95,10 @@ class ExecutionReward:
         self,
         *,
         speedup_weight: float = 1.0,
-        correct_bonus: float = 0.2,
+        correct_bonus: float = 0.5,
         max_reward: float = 4.0,
+        incorrect_reward: float = 0.1,
+        faster_bonus: float = 0.5,
         workers: int = 2,
         timeout_s: float = 60.0,
         threads: int = 2,
@@ -82,6 +107,8 @@ class ExecutionReward:
         self.speedup_weight = speedup_weight
         self.correct_bonus = correct_bonus
         self.max_reward = max_reward
+        self.incorrect_reward = incorrect_reward
+        self.faster_bonus = faster_bonus
         self.workers = workers
         self.timeout_s = timeout_s
         self.threads = threads
@@ -186,6 +213,8 @@ class ExecutionReward:
                     speedup_weight=self.speedup_weight,
                     correct_bonus=self.correct_bonus,
                     max_reward=self.max_reward,
+                    incorrect_reward=self.incorrect_reward,
+                    faster_bonus=self.faster_bonus,
                 )
             )
         self.last_verdicts = verdicts

@@ -7,17 +7,23 @@ or incorrect, only when the difference is significant). Output, in the store's
 export format so the trainers read both alike:
 
 * ``pairs.jsonl`` — DPO pairs; ``reward.jsonl`` — reward-model pairs;
-* ``sft.jsonl`` — the fastest verified rewrite per function;
+* ``sft.jsonl`` — every distinct verified-faster rewrite per function (fastest first);
 * ``rl.jsonl`` — one RL prompt per function and mode (with its compilable source);
 * ``candidates.jsonl`` — every candidate with its verdict, for review.
 
 The default corpus (``perfalign/training/corpus``) is kept apart from the
-project's ``examples/``, which serve as the held-out evaluation set.
+project's ``examples/``, which serve as the held-out evaluation set. With a
+corpus manifest (``--manifest``, see :mod:`perfalign.training.manifest`) the
+``train`` rows are played, each in its own mode, and each function's reference
+rewrite is verified beside the samples: when it is verified faster it becomes
+an SFT row, a pair against the original function (the reference preferred),
+and takes part in the pair rules like any sample.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +49,12 @@ class Task:
     source: str
     language: str
     info: Any  # cparse.FunctionInfo
+    mode: str = ""  # the manifest's mode; "" plays every configured mode
+    reference: str = ""  # the reference rewrite (candidate code) from the manifest
+    idiom: str = ""  # the manifest's idiom group (seen or disjoint)
+    family: str = ""
+
+REFERENCE_MODEL = "reference"
 
 
 @dataclass
@@ -50,6 +62,7 @@ class Scored:
     code: str
     raw: str
     verdict: Verdict
+    reference: bool = False  # the manifest's reference rewrite, not a sample
 
 
 @dataclass
@@ -65,12 +78,16 @@ class SelfPlayResult:
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    rounds: int = 1
+    resumed: int = 0  # functions (per round and mode) an earlier run had finished
 
     def summary(self) -> str:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items()))
         skipped = f"; skipped {len(self.skipped)}: {'; '.join(self.skipped[:3])}" if self.skipped else ""
+        resumed = f" ({self.resumed} done by an earlier run)" if self.resumed else ""
+        rounds = f" in {self.rounds} rounds" if self.rounds > 1 else ""
         return (
-            f"{self.functions} functions, {self.candidates} candidates ({statuses}) -> {self.pairs} DPO pairs, "
+            f"{self.functions} functions{rounds}{resumed}, {self.candidates} candidates ({statuses}) -> {self.pairs} DPO pairs, "
             f"{self.reward_pairs} reward pairs, {self.sft_rows} SFT rows, {self.rl_rows} RL prompts in "
             f"{self.seconds:.0f} s; written to {self.output.parent}{skipped}"
         )
@@ -107,6 +124,25 @@ def tasks(paths: list[str]) -> Iterator[Task | str]:
             yield Task(path, text, language, info)
 
 
+def manifest_tasks(manifest: str | Path, split: str) -> Iterator[Task | str]:
+    """The functions of a corpus manifest's ``split`` (a string: why a row was skipped)."""
+    from perfalign.server import cparse
+    from perfalign.training.manifest import read_manifest
+
+    for entry in read_manifest(manifest):
+        if entry.split != split:
+            continue
+        text = entry.path.read_text(encoding="utf-8", errors="replace")
+        language = cparse.language_for(entry.path)
+        try:
+            info = cparse.find_function(text, language, name=entry.function)
+        except Exception as exc:  # a row the parser rejects is reported, not fatal
+            yield f"{entry.path.name}:{entry.function}: {exc}"
+            continue
+        reference = entry.reference.read_text(encoding="utf-8", errors="replace") if entry.reference else ""
+        yield Task(entry.path, text, language, info, entry.mode, reference, entry.idiom, entry.family)
+
+
 def build_messages(task: Task, mode: str, settings: Any) -> tuple[list[dict[str, str]], str | None]:
     """The server's prompt for this function and mode, and the prompt version."""
     from perfalign.server import optimize
@@ -130,7 +166,7 @@ def _stored(scored: list[Scored], request_id: str, model: str) -> list[Any]:
                 id=f"{request_id}-{i}",
                 request_id=request_id,
                 created_at="",
-                model=model,
+                model=REFERENCE_MODEL if s.reference else model,
                 adapter=None,
                 prompt_version=None,
                 sampling={},
@@ -148,10 +184,10 @@ def rows_for(
     task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], model: str, eval_percent: int, threads: int
 ) -> dict[str, list[dict[str, Any]]]:
     """The pair, reward, SFT, RL and candidate rows for one function and mode."""
-    from perfalign.server.store import assistant, best_good, dpo_pairs, reward_pairs, split_for
+    from perfalign.server.store import assistant, dpo_pairs, good_rewrites, reward_pairs, split_for
 
     key = function_key_for(task)
-    split = split_for(key, eval_percent)
+    split = "train" if task.mode else split_for(key, eval_percent)  # a manifest's train rows are training data
     request_id = f"selfplay-{key}-{mode}"
     stored = _stored(scored, request_id, model)
 
@@ -172,15 +208,43 @@ def rows_for(
             "model": model,
         }
 
-    best = best_good(stored)
+    pairs = [pair_row(p) for p in dpo_pairs(stored)]
+    reward = [pair_row(p) for p in reward_pairs(stored)]
+    reference = next((c for c in stored if c.model == REFERENCE_MODEL), None)
+    if reference is not None and reference.verdict.status is Status.FASTER and reference.verdict.speedup:
+        # The known faster rewrite against the original itself: correct both, only the speed differs.
+        margin = round(min(math.log(reference.verdict.speedup), 5.0), 6)
+        row = {
+            "prompt": messages,
+            "chosen": assistant(reference.code, task.language),
+            "rejected": assistant(task.info.text, task.language),
+            "chosen_speedup": reference.verdict.speedup,
+            "rejected_speedup": 1.0,
+            "margin": margin,
+            "function_key": key,
+            "mode": mode,
+            "split": split,
+            "chosen_status": reference.verdict.status.value,
+            "rejected_status": "original",
+            "source_file": task.path.name,
+            "model": REFERENCE_MODEL,
+        }
+        pairs.append(row)
+        reward.append(row)
     return {
-        "pairs": [pair_row(p) for p in dpo_pairs(stored)],
-        "reward": [pair_row(p) for p in reward_pairs(stored)],
-        "sft": (
-            [{"messages": messages + assistant(best.code, task.language), "function_key": key, "mode": mode, "split": split, "speedup": best.verdict.speedup}]
-            if best
-            else []
-        ),
+        "pairs": pairs,
+        "reward": reward,
+        "sft": [
+            {
+                "messages": messages + assistant(good.code, task.language),
+                "function_key": key,
+                "mode": mode,
+                "split": split,
+                "speedup": good.verdict.speedup,
+                "model": good.model,
+            }
+            for good in good_rewrites(stored)
+        ],
         "rl": [
             {
                 "prompt": messages,
@@ -194,7 +258,15 @@ def rows_for(
             }
         ],
         "candidates": [
-            {"function_key": key, "function": task.info.name, "mode": mode, "code": s.code, "raw_output": s.raw, "model": model, **s.verdict.to_dict()}
+            {
+                "function_key": key,
+                "function": task.info.name,
+                "mode": mode,
+                "code": s.code,
+                "raw_output": s.raw,
+                "model": REFERENCE_MODEL if s.reference else model,
+                **s.verdict.to_dict(),
+            }
             for s in scored
         ],
     }
@@ -220,13 +292,62 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
             return list(pool.map(one, codes))
 
 
+RUN_FILE = "selfplay-run.json"
+DONE_FILE = "done.jsonl"
+_RESUME_KEYS = ("base", "adapter", "engine", "corpus", "manifest", "modes", "samples", "temperature", "max_tokens",
+                "seed", "rounds", "eval_percent")
+
+
+@dataclass
+class _Job:
+    """One function and mode of one round: sampled, its verification running in the background."""
+
+    round: int
+    item: Task
+    mode: str
+    messages: list[dict[str, str]]
+    raws: list[str]
+    codes: list[str]
+    extra: list[str]
+    verdicts: Any  # a Future of the verdicts
+
+
+def seed_for(task: Task, mode: str, round_index: int, seed: int) -> int:
+    """A fresh seed for every round, the same for a function whatever the order (so a resumed round repeats it)."""
+    key = function_key_for(task)
+    return seed + 1_000_003 * round_index + int(hashlib.sha256(f"{key}:{mode}".encode()).hexdigest()[:8], 16) % 1_000_000
+
+
+def _resume_state(folder: Path, config: SelfPlayConfig) -> set[tuple[int, str, str]]:
+    """(round, function_key, mode) already done by an earlier run of the same self-play in ``folder``; else empty."""
+    header, done = folder / RUN_FILE, folder / DONE_FILE
+    if not header.is_file() or not done.is_file():
+        return set()
+    earlier = json.loads(header.read_text())
+    if any(earlier.get(k) != getattr(config, k) for k in _RESUME_KEYS if k != "rounds"):
+        return set()
+    from perfalign.training.data import read_jsonl
+
+    return {(int(r["round"]), str(r["function_key"]), str(r["mode"])) for r in read_jsonl(done)}
+
+
 def run(
     config: SelfPlayConfig,
     sampler: Any | None = None,
     progress: Callable[[str], None] = lambda m: None,
     deadline: float | None = None,
 ) -> SelfPlayResult:
-    """Self-play over the corpus; with ``deadline`` (a ``time.monotonic()`` value) no new function starts after it."""
+    """Self-play over the corpus for ``config.rounds`` rounds; with ``deadline`` (a ``time.monotonic()`` value) no
+    new function starts after it.
+
+    Sampling the next function overlaps with verifying the last one. Each round
+    samples every function again with fresh seeds. Rows are appended as each
+    function finishes and ``done.jsonl`` records it, so rerunning the same
+    command after an interruption resumes: finished functions of finished and
+    unfinished rounds are not sampled again (another configuration starts afresh).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from perfalign.server.settings import Settings
     from perfalign.training.rewards import extract_code
     from perfalign.training.sampling import open_sampler
@@ -234,54 +355,105 @@ def run(
     for mode in config.modes:
         if mode not in {"serial", "openmp"}:
             raise SelfPlayError(f"unknown mode {mode!r}; serial or openmp")
+    if config.rounds < 1:
+        raise SelfPlayError("--rounds must be at least 1")
     settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False)
     output = Path(config.output)
     folder = output.parent
     result = SelfPlayResult(output=output)
     start = time.monotonic()
+    # A manifest is read whole first: a bad row stops the run before anything is sampled or written.
+    work = list(manifest_tasks(config.manifest, "train")) if config.manifest else list(tasks(config.corpus))
+    names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl",
+             "candidates": folder / "candidates.jsonl"}
+    folder.mkdir(parents=True, exist_ok=True)
+    done = _resume_state(folder, config)
+    result.resumed = len(done)
+    write_mode = "a" if done else "w"
+    (folder / RUN_FILE).write_text(
+        json.dumps({k: getattr(config, k) for k in _RESUME_KEYS}, indent=2, sort_keys=True) + "\n"
+    )
     own_sampler = sampler is None
     sampler = sampler or open_sampler(config.base, config.adapter, config.engine)
-    names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl", "candidates": folder / "candidates.jsonl"}
-    collected: dict[str, list[dict[str, Any]]] = {k: [] for k in names}
-    folder.mkdir(parents=True, exist_ok=True)
-    handles = {kind: path.open("w") for kind, path in names.items()}  # rows are written as they come: a stopped run keeps them
+    # Rows are written as they come: a stopped run keeps them, and a rerun appends to them.
+    handles = {kind: path.open(write_mode) for kind, path in names.items()}
+    done_handle = (folder / DONE_FILE).open(write_mode)
+    counts = {k: 0 for k in names}
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-selfplay-verify")
+
+    def finish(job: _Job) -> None:
+        verdicts = job.verdicts.result()
+        codes = job.codes
+        scored = [Scored(c, r, v) for c, r, v in zip(codes, job.raws, verdicts, strict=False)]
+        scored += [Scored(c, "", v, reference=True) for c, v in zip(job.extra, verdicts[len(codes):], strict=True)]
+        for v in verdicts[: len(codes)]:  # the samples' verdicts; the reference is not the model's
+            result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
+        result.candidates += len(codes)
+        progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: "
+                 f"{', '.join(v.status.value for v in verdicts)}")
+        rows_by_kind = rows_for(job.item, job.mode, job.messages, scored, sampler.name, config.eval_percent,
+                                config.threads)
+        for kind, rows in rows_by_kind.items():
+            counts[kind] += len(rows)
+            for row in rows:
+                handles[kind].write(json.dumps(dict(row, round=job.round + 1), sort_keys=True) + "\n")
+            handles[kind].flush()
+        key = function_key_for(job.item)
+        done_handle.write(json.dumps({"round": job.round, "function_key": key, "mode": job.mode}) + "\n")
+        done_handle.flush()
+
+    pending: _Job | None = None
+    stopped = False
     try:
-        for item in tasks(config.corpus):
-            if isinstance(item, str):
-                result.skipped.append(item)
-                continue
-            if config.max_functions and result.functions >= config.max_functions:
+        for round_index in range(config.rounds):
+            if stopped:
                 break
-            if deadline is not None and time.monotonic() > deadline:
-                result.skipped.append("stopped at the time limit")
-                break
-            result.functions += 1
-            for mode in config.modes:
-                progress(f"{item.path.name}:{item.info.name} ({mode}): sampling {config.samples}")
-                messages, _ = build_messages(item, mode, settings)
-                raws = sampler.generate(
-                    messages, config.samples, max_tokens=config.max_tokens, temperature=config.temperature, seed=config.seed + result.functions
-                )
-                codes = [extract_code(raw, item.info, item.source) for raw in raws]
-                verdicts = verify_all(item, mode, codes, settings, config.verify_workers)
-                scored = [Scored(c, r, v) for c, r, v in zip(codes, raws, verdicts, strict=True)]
-                for v in verdicts:
-                    result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
-                result.candidates += len(scored)
-                progress(f"  {', '.join(v.status.value for v in verdicts)}")
-                for kind, rows in rows_for(item, mode, messages, scored, sampler.name, config.eval_percent, config.threads).items():
-                    collected[kind] += rows
-                    for row in rows:
-                        handles[kind].write(json.dumps(row, sort_keys=True) + "\n")
-                    handles[kind].flush()
+            played = 0
+            for item in work:
+                if isinstance(item, str):
+                    if round_index == 0:
+                        result.skipped.append(item)
+                    continue
+                if config.max_functions and played >= config.max_functions:
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    result.skipped.append("stopped at the time limit")
+                    stopped = True  # later rounds too
+                    break
+                played += 1
+                if round_index == 0:
+                    result.functions += 1
+                for mode in [item.mode] if item.mode else config.modes:
+                    if (round_index, function_key_for(item), mode) in done:
+                        continue
+                    progress(f"{item.path.name}:{item.info.name} ({mode}), round {round_index + 1}: "
+                             f"sampling {config.samples}")
+                    messages, _ = build_messages(item, mode, settings)
+                    raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
+                                            temperature=config.temperature,
+                                            seed=seed_for(item, mode, round_index, config.seed))
+                    codes = [extract_code(raw, item.info, item.source) for raw in raws]
+                    extra = [item.reference] if item.reference else []
+                    future = pool.submit(verify_all, item, mode, codes + extra, settings, config.verify_workers)
+                    job = _Job(round_index, item, mode, messages, list(raws), codes, extra, future)
+                    if pending is not None:
+                        finish(pending)  # the last function's verdicts, verified while this one was sampled
+                    pending = job
     finally:
-        for handle in handles.values():
+        if pending is not None:  # keep what was verified, even when sampling stopped with an error
+            try:
+                finish(pending)
+            except Exception:  # noqa: BLE001 - its verification failed too: a rerun redoes that function
+                pass
+        pool.shutdown(wait=True, cancel_futures=True)
+        for handle in [*handles.values(), done_handle]:
             handle.close()
         if own_sampler:
             sampler.close()
+    result.rounds = config.rounds
     result.files = {kind: str(path) for kind, path in names.items()}
-    result.pairs, result.reward_pairs = len(collected["pairs"]), len(collected["reward"])
-    result.sft_rows, result.rl_rows = len(collected["sft"]), len(collected["rl"])
+    result.pairs, result.reward_pairs = counts["pairs"], counts["reward"]
+    result.sft_rows, result.rl_rows = counts["sft"], counts["rl"]
     result.seconds = time.monotonic() - start
     return result
 

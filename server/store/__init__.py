@@ -34,7 +34,7 @@ from ._exports import (
     split_for,
 )
 from ._ids import function_key, iso_utc, new_id, utc_now
-from ._pairs import Pair, best_good, dpo_pairs, repair_pairs, reward_pairs
+from ._pairs import Pair, best_good, dpo_pairs, good_rewrites, repair_pairs, reward_pairs
 from ._policy import StorePolicy
 from ._report import write_report
 from ._reviews import ReviewIndex, ReviewItem, review_items
@@ -77,6 +77,7 @@ __all__ = [
     "dpo_pairs",
     "export",
     "folder_not_writable",
+    "good_rewrites",
     "function_key",
     "iso_utc",
     "iter_dpo",

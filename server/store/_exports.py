@@ -5,7 +5,8 @@
   (one assistant message each, the code in a fenced block), plus
   ``chosen_speedup``, ``rejected_speedup``, ``margin``, ``function_key``,
   ``mode``, ``split``. The pair rules live in ``store_pairs``.
-* ``sft.jsonl``: ``messages`` (prompt plus the best good candidate) and ``split``.
+* ``sft.jsonl``: ``messages`` (prompt plus a good candidate), one row per distinct good candidate
+  (accepted first, then the fastest), and ``split``.
 * ``rl.jsonl``: ``prompt`` plus what an execution reward needs — ``source``
   (context and original function as one compilable file), ``language``,
   ``function``, ``mode`` — and ``split``.
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ._db import CandidateStore
-from ._pairs import Pair, best_good, dpo_pairs, repair_pairs, reward_pairs
+from ._pairs import Pair, dpo_pairs, good_rewrites, repair_pairs, reward_pairs
 from ._reviews import UNREVIEWED, ReviewIndex
 from ._rows import StoredCandidate, StoredRequest
 
@@ -144,30 +145,30 @@ def iter_sft(
     index = ReviewIndex.load(store)
     seen: set[tuple[str, str]] = set()
     for req, candidates in _requests_with_candidates(store, since):
-        # An excluded candidate is never imitated: the best of the others takes its place.
-        kept = [c for c in candidates if not index.excluded(c.id, "sft")]
-        first_choice = best_good(candidates)
-        if counts is not None and first_choice is not None and first_choice not in kept:
-            counts["excluded"] = counts.get("excluded", 0) + 1
-        best = best_good(kept)
-        if best is None or (req.function_key, best.code_hash) in seen:
-            continue
-        decided = index.decide_candidate(best, "sft")
-        assert decided is not None  # excluded candidates were left out above
-        if counts is not None:
-            counts[decided.state] = counts.get(decided.state, 0) + 1
-        if approved_only and decided.state == UNREVIEWED:
-            continue
-        seen.add((req.function_key, best.code_hash))
-        yield {
-            "messages": [*req.prompt_messages, *assistant(best.code, req.language)],
-            "function_key": req.function_key,
-            "mode": req.mode,
-            "split": split_for(req.function_key, eval_percent),
-            "speedup": best.verdict.speedup,
-            "candidate_id": best.id,
-            **decided.fields(),
-        }
+        # Every distinct verified rewrite is imitated; an excluded one is left out.
+        for good in good_rewrites(candidates):
+            if index.excluded(good.id, "sft"):
+                if counts is not None:
+                    counts["excluded"] = counts.get("excluded", 0) + 1
+                continue
+            if (req.function_key, good.code_hash) in seen:
+                continue
+            decided = index.decide_candidate(good, "sft")
+            assert decided is not None  # excluded candidates were left out above
+            if counts is not None:
+                counts[decided.state] = counts.get(decided.state, 0) + 1
+            if approved_only and decided.state == UNREVIEWED:
+                continue
+            seen.add((req.function_key, good.code_hash))
+            yield {
+                "messages": [*req.prompt_messages, *assistant(good.code, req.language)],
+                "function_key": req.function_key,
+                "mode": req.mode,
+                "split": split_for(req.function_key, eval_percent),
+                "speedup": good.verdict.speedup,
+                "candidate_id": good.id,
+                **decided.fields(),
+            }
 
 
 def iter_rl(

@@ -7,7 +7,10 @@ prompt, function, machine and settings).
   (``accepted`` or ``edited_after_accept``), and the user did not reject it.
 * A candidate is **bad** when the user rejected it or its status is ``slower``,
   ``incorrect``, ``compile_error``, ``timeout``, ``crash`` or ``rejected_unsafe``.
-* Everything else (``not_significant``, ``unsupported``, no code) is neither.
+* A candidate is **correct but not faster** when it passed every check, was
+  timed and was not verified faster (``not_significant``), and the user did
+  not accept it.
+* Everything else (``unsupported``, no code) is neither.
 
 Two candidates differ **significantly** when
 
@@ -19,7 +22,9 @@ Otherwise the pair is dropped: two faster candidates with overlapping
 intervals, or anything against ``not_significant`` on timing alone, tell
 nothing.
 
-**DPO pairs** are (good, bad) pairs that differ significantly. **Reward pairs**
+**DPO pairs** are (good, bad) pairs and (good, correct but not faster) pairs
+that differ significantly: the second kind teaches speed itself, since both
+answers are correct and only the measured time tells them apart. **Reward pairs**
 are every significantly different pair of scored candidates, the higher score
 chosen: a correct candidate beats a failed one, a faster one beats a slower
 one, the user's choice beats the one they turned down.
@@ -63,6 +68,12 @@ def is_bad(c: StoredCandidate) -> bool:
     if not c.code:
         return False
     return c.rejected_by_user or c.verdict.status in BAD_STATUSES
+
+
+def is_correct_not_faster(c: StoredCandidate) -> bool:
+    if not c.code or c.accepted:
+        return False
+    return c.verdict.status is Status.NOT_SIGNIFICANT and c.verdict.speedup is not None
 
 
 def is_timed(c: StoredCandidate) -> bool:
@@ -132,10 +143,10 @@ def _distinct(candidates: list[StoredCandidate]) -> list[StoredCandidate]:
 
 
 def dpo_pairs(candidates: list[StoredCandidate]) -> list[Pair]:
-    """(good, bad) pairs of one request that differ significantly."""
+    """(good, bad) and (good, correct but not faster) pairs of one request that differ significantly."""
     distinct = _distinct(candidates)
     good = [c for c in distinct if is_good(c)]
-    bad = [c for c in distinct if is_bad(c)]
+    bad = [c for c in distinct if is_bad(c) or is_correct_not_faster(c)]
     return [Pair(g, b, _margin(g, b)) for g in good for b in bad if significantly_different(g, b)]
 
 
@@ -170,9 +181,13 @@ def repair_pairs(candidates: list[StoredCandidate]) -> list[Pair]:
     return pairs
 
 
-def best_good(candidates: list[StoredCandidate]) -> StoredCandidate | None:
-    """The candidate to imitate (SFT): accepted first, then the highest speedup."""
+def good_rewrites(candidates: list[StoredCandidate]) -> list[StoredCandidate]:
+    """Every distinct good candidate (what SFT imitates): accepted first, then by speedup, highest first."""
     good = [c for c in _distinct(candidates) if is_good(c)]
-    if not good:
-        return None
-    return max(good, key=lambda c: (c.accepted, c.verdict.speedup or 0.0))
+    return sorted(good, key=lambda c: (c.accepted, c.verdict.speedup or 0.0), reverse=True)
+
+
+def best_good(candidates: list[StoredCandidate]) -> StoredCandidate | None:
+    """The first of :func:`good_rewrites`: accepted first, then the highest speedup."""
+    good = good_rewrites(candidates)
+    return good[0] if good else None

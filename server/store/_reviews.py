@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ._db import CandidateStore
-from ._pairs import Pair, best_good, dpo_pairs, reward_pairs
+from ._pairs import Pair, dpo_pairs, good_rewrites, reward_pairs
 from ._rows import REVIEW_SCOPES, StoredCandidate, StoredRequest, StoredReview
 
 # The review state an exported row carries in its ``review`` field.
@@ -170,9 +170,8 @@ def review_items(
                     continue
                 seen.add(key)
                 items.append(ReviewItem(req, (pair.chosen, pair.rejected), rule, index.of_pair(*key, kind=rule)))
-        best = best_good(candidates)
-        if best is not None:
-            items.append(ReviewItem(req, (best,), "sft", index.of_candidate(best.id, "sft")))
+        for good in good_rewrites(candidates):
+            items.append(ReviewItem(req, (good,), "sft", index.of_candidate(good.id, "sft")))
         for item in items:
             item.left_out = item.is_pair and any(index.excluded(c.id, item.rule) for c in item.candidates)
             if any(_matches(c, status, model) for c in item.candidates):

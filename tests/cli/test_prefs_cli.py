@@ -93,8 +93,8 @@ def test_export_writes_the_training_files(db: tuple[Path, dict[str, str]], tmp_p
     code, out = prefs("export", "-d", str(path), "-o", str(tmp_path / "exp"), "--json")
     assert code == 0
     summary = json.loads(out)
-    assert {k: v["rows"] for k, v in summary.items()} == {"dpo": 4, "reward": 9, "sft": 1, "rl": 2, "repair": 0}
-    assert len((tmp_path / "exp" / "dpo.jsonl").read_text().splitlines()) == 4
+    assert {k: v["rows"] for k, v in summary.items()} == {"dpo": 6, "reward": 9, "sft": 2, "rl": 2, "repair": 0}
+    assert len((tmp_path / "exp" / "dpo.jsonl").read_text().splitlines()) == 6
     code, out = prefs("export", "-d", str(path), "-o", str(tmp_path / "only"), "--kind", "sft")
     assert code == 0 and [p.name for p in (tmp_path / "only").iterdir()] == ["sft.jsonl"]
 

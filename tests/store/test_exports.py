@@ -50,17 +50,20 @@ def _pairs(rows: list[dict]) -> set[tuple[str, str]]:
 def test_dpo_pairs_follow_the_rules(store: CandidateStore) -> None:
     ids = populate(store)
     rows = list(iter_dpo(store))
-    # chosen: verified faster or accepted; rejected: incorrect or failed to compile.
-    # fast vs fast2 (overlapping intervals), anything vs not_significant, and the user-rejected
-    # OpenMP candidate (no good candidate beside it) give no pair.
+    # chosen: verified faster or accepted; rejected: incorrect, failed to compile, or correct but not faster
+    # (a speed pair: its interval lies apart from the faster one's). fast vs fast2 (overlapping intervals)
+    # and the user-rejected OpenMP candidate (no good candidate beside it) give no pair.
     assert _pairs(rows) == {
         (ids["fast"], ids["wrong"]),
         (ids["fast"], ids["broken"]),
+        (ids["fast"], ids["same"]),
         (ids["fast2"], ids["wrong"]),
         (ids["fast2"], ids["broken"]),
+        (ids["fast2"], ids["same"]),
     }
     for row in rows:
-        assert row["chosen_speedup"] in (1.8, 1.75) and row["rejected_speedup"] is None and row["margin"] > 0
+        assert row["chosen_speedup"] in (1.8, 1.75) and row["margin"] > 0
+        assert row["rejected_speedup"] == (1.01 if row["rejected_id"] == ids["same"] else None)
 
 
 def test_reward_pairs_rank_every_significant_difference(store: CandidateStore) -> None:
@@ -132,7 +135,8 @@ def test_exports_load_with_datasets_in_the_shape_trl_expects(store: CandidateSto
     import datasets
     populate(store)
     result = export(store, tmp_path / "out", eval_percent=0)
-    assert result.rows == {"dpo": 4, "reward": 9, "sft": 1, "rl": 2, "repair": 0}
+    # every distinct faster rewrite is imitated, and is preferred over the correct one that is not faster
+    assert result.rows == {"dpo": 6, "reward": 9, "sft": 2, "rl": 2, "repair": 0}
 
     for kind in ("dpo", "reward"):
         ds = datasets.load_dataset("json", data_files=str(result.files[kind]), split="train")
@@ -149,7 +153,8 @@ def test_exports_load_with_datasets_in_the_shape_trl_expects(store: CandidateSto
 
     sft = datasets.load_dataset("json", data_files=str(result.files["sft"]), split="train")
     assert [m["role"] for m in sft[0]["messages"]] == ["system", "user", "assistant"]
-    assert ROW_SUMS_FAST in sft[0]["messages"][-1]["content"]  # the accepted candidate is the one imitated
+    assert ROW_SUMS_FAST in sft[0]["messages"][-1]["content"]  # the accepted candidate comes first
+    assert ROW_SUMS_FAST2 in sft[1]["messages"][-1]["content"]  # every distinct faster rewrite is kept
 
     rl = datasets.load_dataset("json", data_files=str(result.files["rl"]), split="train")
     assert {"prompt", "source", "language", "function", "mode", "split"} <= set(rl.column_names)

@@ -109,3 +109,22 @@ def test_reviews_count_and_name_the_snapshot(tmp_path: Path) -> None:
     assert alice.reviewed_rows == 2 and alice.reviews == {"approved": 1, "flipped": 1, "unreviewed": 1}
     assert alice.snapshot_id != first.snapshot_id
     assert load_splits([tmp_path / "bob.jsonl"], "pairs").snapshot_id != alice.snapshot_id
+
+
+def test_the_cap_spreads_pairs_over_distinct_answers_and_keeps_the_larger_margins(tmp_path: Path) -> None:
+    from perfalign.training.data import cap_pairs
+
+    base = pair("a", 0)
+    fast = [{"role": "assistant", "content": "fast 1"}, {"role": "assistant", "content": "fast 2"}]
+    rows = [
+        dict(base, chosen=[fast[c]], rejected=[{"role": "assistant", "content": f"bad {b}"}], margin=float(c + b))
+        for c in range(2)
+        for b in range(3)
+    ]
+    kept = cap_pairs(rows, 2)
+    assert len(kept) == 2
+    assert {r["chosen"][0]["content"] for r in kept} == {"fast 1", "fast 2"}  # not the same chosen twice
+    assert {r["rejected"][0]["content"] for r in kept} == {"bad 2", "bad 1"}  # the larger margins, distinct
+    assert cap_pairs(rows, 0) == rows and cap_pairs(rows, 10) == rows
+    other = [pair("b", i) for i in range(3)]
+    assert len(cap_pairs(rows + other, 2)) == 4  # per prompt, not overall

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -53,6 +54,8 @@ def test_adapter_loads_in_llama_cpp_and_matches_peft(trained: tuple[Path, Path, 
     assert result.agreement is not None and result.agreement.passed, result.agreement
     assert result.agreement.adapter_effect > 0.01  # the adapter really changes the model
     assert result.agreement.effect_correlation > 0.99
+    assert 0.99 < result.agreement.effect_slope < 1.01
+    assert result.agreement.answer_tokens > 0  # the answer's tokens are compared, not only the prompt's
     card = json.loads(result.adapter_gguf.with_suffix(".json").read_text())
     assert card["lineage"]["data_snapshot_id"] == "pairs-test"
 
@@ -73,6 +76,51 @@ def test_a_wrongly_scaled_adapter_fails_the_check(trained: tuple[Path, Path, Pat
     model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base), str(adapter_dir)).eval()
     sequences = export.check_sequences(adapter_dir, AutoTokenizer.from_pretrained(base), 1)
     assert not export.compare(model, sequences, base_gguf, wrong, tolerance=0.01).passed
+
+
+def test_an_adapter_exported_at_twice_its_scale_fails_even_at_a_loose_tolerance(
+    trained: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    from peft import PeftModel
+    from safetensors.torch import load_file
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    base, base_gguf, adapter_dir = trained
+    model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base), str(adapter_dir)).eval()
+    # A fine-tune's small effect, where log-probabilities move in proportion to the adapter's scale
+    # (a large random adapter at twice its scale fails on its shape alone).
+    for name, weight in model.named_parameters():
+        if "lora_B" in name:
+            weight.data *= 0.1
+    tensors = ggufio.lora_tensors_from_peft(model.state_dict())
+    sequences, answers = export.check_data(adapter_dir, AutoTokenizer.from_pretrained(base), 2)
+    right = ggufio.write_lora_adapter(tmp_path / "right.gguf", tensors, model_type="qwen2", n_blocks=2, alpha=8.0)
+    double = ggufio.write_lora_adapter(tmp_path / "double.gguf", tensors, model_type="qwen2", n_blocks=2, alpha=16.0)
+    good = export.compare(model, sequences, base_gguf, right, tolerance=10.0, answer_tokens=answers)
+    bad = export.compare(model, sequences, base_gguf, double, tolerance=10.0, answer_tokens=answers)
+    assert good.passed and 0.9 <= good.effect_slope <= 1.1
+    # Its effect has the right shape (a high correlation) but twice the size: the slope catches it.
+    assert bad.adapter_effect > export.MIN_EFFECT
+    assert bad.effect_correlation > 0.9 and bad.effect_slope > 1.5 and not bad.passed
+
+
+def test_the_check_reads_training_length_sequences_with_their_answers(tmp_path: Path) -> None:
+    from transformers import AutoTokenizer
+
+    base = build_tiny_model(tmp_path / "base")
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    data = tmp_path / "sft.jsonl"
+    answer = "int f(int x) { return x + 1; } /* the answer */"
+    long_prompt = "Optimize this function. " + "x" * 600
+    row = {"messages": [{"role": "user", "content": long_prompt}, {"role": "assistant", "content": answer}]}
+    data.write_text(json.dumps(row) + "\n")
+    adapter_dir = tmp_path / "adapter"
+    adapter_dir.mkdir()
+    (adapter_dir / RUN_FILE).write_text(json.dumps({"data_sources": [str(data)], "config": {"max_length": 300}}))
+    sequences, answers = export.check_data(adapter_dir, tokenizer, 3)
+    assert len(sequences) == 1 and len(sequences[0]) == 300  # as long as training's, not 192
+    assert "the answer" in tokenizer.decode(sequences[0])  # the end is kept: the answer is in
+    assert 0 < answers < 300
 
 
 def test_merged_q8_model_matches_the_adapter(trained: tuple[Path, Path, Path], tmp_path: Path) -> None:
@@ -96,6 +144,14 @@ def test_four_bit_merges_are_refused(trained: tuple[Path, Path, Path], tmp_path:
     base, _, _ = trained
     with pytest.raises(ggufio.GGUFExportError, match="4-bit"):
         ggufio.write_model_gguf(tmp_path / "m.gguf", AutoModelForCausalLM.from_pretrained(base), AutoTokenizer.from_pretrained(base), dtype="q4_k")
+
+
+def test_a_llama_adapter_is_refused_with_the_reason(tmp_path: Path) -> None:
+    zeros = np.zeros((4, 64), np.float32)
+    tensor = ggufio.LoraTensor("model.layers.0.self_attn.q_proj", zeros, zeros.T.copy())
+    with pytest.raises(ggufio.GGUFExportError, match="permutes the rows of a llama model's q and k"):
+        ggufio.write_lora_adapter(tmp_path / "a.gguf", [tensor], model_type="llama", n_blocks=2, alpha=8.0)
+    assert not (tmp_path / "a.gguf").exists()
 
 
 def test_reward_model_adapters_are_not_exported(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """The execution reward runs the real verifier on real C candidates; GRPO trains with it."""
 from __future__ import annotations
 
+import math
 import os
 import pickle
 from pathlib import Path
@@ -9,7 +10,13 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from perfalign.training.rewards import ExecutionReward, get_execution_reward, get_length_penalty  # noqa: E402
+from perfalign.server.verdict import Status, Verdict  # noqa: E402
+from perfalign.training.rewards import (  # noqa: E402
+    ExecutionReward,
+    get_execution_reward,
+    get_length_penalty,
+    speed_reward,
+)
 from perfalign.training.selfplay import CORPUS_DIR  # noqa: E402
 
 SOURCE = (CORPUS_DIR / "count_below_mean.c").read_text()
@@ -49,15 +56,43 @@ def test_faster_correct_code_earns_a_positive_reward(scored: tuple[list[float | 
     values, reward = scored
     verdicts = reward.last_verdicts
     assert verdicts[0] is not None and verdicts[0].status.value == "faster", verdicts[0]
-    assert values[0] is not None and values[0] > 1.0  # a quadratic loop made linear: log2 speedup well above 1
+    assert values[0] is not None and values[0] > 2.0  # a quadratic loop made linear: log2 speedup well above 1
     assert values[4] == values[0]  # the repeated completion is verified once and scored alike
 
 
-def test_wrong_broken_or_missing_code_earns_zero(scored: tuple[list[float | None], ExecutionReward]) -> None:
+def test_wrong_code_earns_a_little_broken_or_missing_code_nothing(
+    scored: tuple[list[float | None], ExecutionReward],
+) -> None:
     values, reward = scored
     statuses = [v.status.value for v in reward.last_verdicts[1:4] if v is not None]
     assert statuses == ["incorrect", "compile_error", "unsupported"]
-    assert values[1:4] == [0.0, 0.0, 0.0]
+    assert values[1:4] == [reward.incorrect_reward, 0.0, 0.0]
+    assert 0.0 < reward.incorrect_reward < reward.correct_bonus
+
+
+def test_the_reward_orders_compile_error_incorrect_correct_faster() -> None:
+    broken = speed_reward(Verdict(Status.COMPILE_ERROR))
+    unsafe = speed_reward(Verdict(Status.REJECTED_UNSAFE))
+    wrong = speed_reward(Verdict(Status.INCORRECT))
+    crashed = speed_reward(Verdict(Status.CRASH))
+    slower = speed_reward(Verdict(Status.SLOWER, speedup=0.5, ci95=(0.45, 0.55)))
+    same = speed_reward(Verdict(Status.NOT_SIGNIFICANT, speedup=1.04, ci95=(0.98, 1.1)))
+    faster = speed_reward(Verdict(Status.FASTER, speedup=1.2, ci95=(1.08, 1.3)))
+    assert broken == unsafe < wrong == crashed < same == slower < faster
+
+
+def test_timing_noise_earns_nothing_and_speed_counts_from_the_intervals_low_end() -> None:
+    # A not_significant candidate whose point speedup is high (a noisy timing) earns the correct level only.
+    lucky = speed_reward(Verdict(Status.NOT_SIGNIFICANT, speedup=1.9, ci95=(0.7, 3.0)))
+    plain = speed_reward(Verdict(Status.NOT_SIGNIFICANT, speedup=1.0, ci95=(0.9, 1.1)))
+    assert lucky == plain
+    # Two faster candidates with the same point speedup: the one the measurement supports better earns more.
+    tight = speed_reward(Verdict(Status.FASTER, speedup=4.0, ci95=(3.8, 4.2)))
+    loose = speed_reward(Verdict(Status.FASTER, speedup=4.0, ci95=(1.1, 9.0)))
+    assert tight > loose
+    assert tight == pytest.approx(0.5 + 0.5 + math.log2(3.8))
+    # The clip holds for a huge speedup.
+    assert speed_reward(Verdict(Status.FASTER, speedup=1e4, ci95=(9e3, 1.1e4)), max_reward=4.0) == 4.0
 
 
 def test_rows_without_a_source_are_not_applicable() -> None:

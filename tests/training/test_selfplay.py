@@ -121,3 +121,99 @@ def test_an_adapter_is_checked_before_the_base_is_evaluated(tmp_path: Path) -> N
     with pytest.raises(sampling.SamplingError):
         evaluate.run(config)
     assert not (tmp_path / "eval" / "metrics.json").exists()
+
+
+REFERENCE = """#include <stddef.h>
+
+size_t count_below_mean(const double *x, size_t n) {
+    double total = 0.0;
+    for (size_t k = 0; k < n; k++) total += x[k];
+    const double mean = total / (double)n;
+    size_t below = 0;
+    for (size_t k = 0; k < n; k++) below += x[k] < mean;
+    return below;
+}
+"""
+
+
+def test_a_manifest_plays_its_train_rows_and_turns_each_reference_into_pairs(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "cbm.c").write_text(CORPUS_FILE.read_text())
+    (corpus / "cbm.ref.c").write_text(REFERENCE)
+    rows = [
+        {"path": "cbm.c", "function": "count_below_mean", "mode": "serial", "reference": "cbm.ref.c", "split": "train",
+         "family": "recomputed_mean"},
+        {"path": "cbm.c", "function": "count_below_mean", "mode": "openmp", "split": "eval", "family": "held_out"},
+    ]
+    (corpus / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sampler = Replay("replay", [FAST, WRONG])
+    config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
+                            samples=2, repetitions=5, verify_workers=2, modes=["openmp"])
+    result = selfplay.run(config, sampler=sampler)
+    # Only the train row is played, in its own mode; the reference is not counted as a sample.
+    assert result.functions == 1 and result.candidates == 2 and len(sampler.prompts) == 1
+    assert result.statuses == {"faster": 1, "incorrect": 1}
+    pairs = read_jsonl(tmp_path / "sp" / "pairs.jsonl")
+    original = [p for p in pairs if p["rejected_status"] == "original"]
+    assert len(original) == 1 and "below += x[k] < mean" in original[0]["chosen"][0]["content"]
+    assert "for (size_t i = 0; i < n; i++)" in original[0]["rejected"][0]["content"]  # the original function
+    assert original[0]["margin"] > 0 and original[0]["mode"] == "serial" and original[0]["split"] == "train"
+    # the sample and the reference beat the wrong one
+    assert sum(p["rejected_status"] == "incorrect" for p in pairs) == 2
+    # Every distinct verified rewrite is an SFT row: the sample's and the reference's.
+    sft = read_jsonl(tmp_path / "sp" / "sft.jsonl")
+    assert sorted(r["model"] for r in sft) == ["reference", "replay"]
+    candidates = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
+    assert [c["model"] for c in candidates] == ["replay", "replay", "reference"]
+
+
+def test_a_manifest_row_naming_a_missing_file_is_refused_with_its_line(tmp_path: Path) -> None:
+    from perfalign.training.data import DataError
+
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text(json.dumps({"path": "nope.c", "function": "f", "mode": "serial", "split": "train"}) + "\n")
+    config = SelfPlayConfig(manifest=str(manifest), output=str(tmp_path / "sp" / "pairs.jsonl"))
+    with pytest.raises(DataError, match=r"manifest.jsonl:1: no such file .*nope.c"):
+        selfplay.run(config, sampler=Replay("replay", [FAST]))
+    manifest.write_text(json.dumps({"path": "nope.c", "function": "f", "mode": "gpu", "split": "train"}) + "\n")
+    with pytest.raises(DataError, match=r"manifest.jsonl:1: mode 'gpu' is not one of serial, openmp"):
+        selfplay.run(config, sampler=Replay("replay", [FAST]))
+
+
+class Seeds(Replay):
+    """Replay that records each call's seed, and fails on the call numbered ``fail_at`` (a killed run)."""
+
+    def __init__(self, answers: list[str], fail_at: int = 0) -> None:
+        super().__init__("replay", answers)
+        self.seeds: list[int] = []
+        self.fail_at = fail_at
+
+    def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+        if self.fail_at and len(self.seeds) + 1 == self.fail_at:
+            raise RuntimeError("the model server went away")
+        self.seeds.append(int(kw["seed"]))  # type: ignore[arg-type]
+        return super().generate(messages, n, **kw)
+
+
+def test_rounds_use_fresh_seeds_and_an_interrupted_run_resumes(tmp_path: Path) -> None:
+    corpus = [str(CORPUS_FILE), str(selfplay.CORPUS_DIR / "clamp_sum.c")]
+    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1, repetitions=3,
+                            verify_workers=1, rounds=2)
+    first = Seeds([CHATTER], fail_at=3)  # stops in the second round, after its first function was sampled
+    with pytest.raises(RuntimeError, match="went away"):
+        selfplay.run(config, sampler=first)
+    assert len(first.seeds) == 2
+    done = read_jsonl(tmp_path / "sp" / "done.jsonl")
+    assert [r["round"] for r in done] == [0, 0]  # the whole first round is on file
+    again = Seeds([CHATTER])
+    result = selfplay.run(config, sampler=again)
+    assert result.resumed == 2 and len(again.seeds) == 2  # only the second round is sampled
+    assert not set(again.seeds) & set(first.seeds)  # fresh seeds in the second round
+    candidates = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
+    assert sorted(c["round"] for c in candidates) == [1, 1, 2, 2]
+    # The same command once more has nothing left to do; another configuration starts afresh.
+    assert selfplay.run(config, sampler=Seeds([CHATTER])).candidates == 0
+    fresh = selfplay.run(SelfPlayConfig(**{**config.__dict__, "rounds": 1, "seed": 7}), sampler=Seeds([CHATTER]))
+    assert fresh.resumed == 0 and fresh.candidates == 2
+    assert len(read_jsonl(tmp_path / "sp" / "candidates.jsonl")) == 2

@@ -73,19 +73,19 @@ def check_run(result: common.TrainResult, steps: int) -> None:
 
 
 def small(cls: type, tiny: Path, tmp_path: Path, data: Path, **kw: object):  # type: ignore[no-untyped-def]
-    return cls(
-        base=str(tiny),
-        output_dir=str(tmp_path / "run"),
-        data=[str(data)],
-        max_steps=3,
-        learning_rate=5e-3,
-        gradient_accumulation_steps=1,
-        per_device_batch_size=2,
-        max_length=256,
-        lora_r=4,
-        lora_alpha=8,
-        **kw,
-    )
+    values: dict[str, object] = {
+        "base": str(tiny),
+        "output_dir": str(tmp_path / "run"),
+        "data": [str(data)],
+        "max_steps": 3,
+        "learning_rate": 5e-3,
+        "gradient_accumulation_steps": 1,
+        "per_device_batch_size": 2,
+        "max_length": 256,
+        "lora_r": 4,
+        "lora_alpha": 8,
+    }
+    return cls(**{**values, **kw})
 
 
 def test_dpo_trains_and_records_its_data(tiny: Path, tmp_path: Path) -> None:
@@ -124,6 +124,37 @@ def test_reward_model_trains_and_reports_heldout_accuracy(tiny: Path, tmp_path: 
     check_run(result, 3)
     assert 0.0 <= result.metrics["heldout_pairwise_accuracy"] <= 1.0
     assert result.metrics["heldout_pairs"] == 1
+
+
+def test_the_reward_model_is_trained_with_each_pairs_margin(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import reward
+
+    rows = pair_rows()
+    for row in rows:
+        row["margin"] = 4.0
+    data = tmp_path / "pairs.jsonl"
+    write_jsonl(data, rows)
+    # At the start the reward model cannot tell chosen from rejected (difference about 0), so the first loss is
+    # about -log sigmoid(-margin) = 4.02 with the margin and log 2 = 0.69 without it.
+    with_margin = reward.main(small(RewardConfig, tiny, tmp_path / "with", data, max_steps=1))
+    without = reward.main(small(RewardConfig, tiny, tmp_path / "without", data, max_steps=1, use_margin=False))
+    assert with_margin.metrics["margin_used"] and not without.metrics["margin_used"]
+    assert with_margin.losses[0] > 3.0 and without.losses[0] < 1.5
+
+
+def test_pairs_per_prompt_are_capped_over_distinct_answers(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import dpo
+
+    one = pair_rows()[0]
+    rows = []
+    for i in range(6):  # one faster answer against six different failures: six pairs for one prompt
+        row = dict(one, rejected=answer(SLOW.replace("s += a[i]", f"s += a[i] + {i}")), margin=0.1 * i)
+        rows.append(row)
+    data = tmp_path / "pairs.jsonl"
+    write_jsonl(data, rows + pair_rows()[1:3])
+    result = dpo.main(small(DPOConfig, tiny, tmp_path, data, max_steps=1, max_pairs_per_prompt=2))
+    assert result.train_rows == 2 + 2
+    assert common.read_run(result.adapter_dir)["data_capped_pairs"] == 4
 
 
 def test_no_data_is_a_clear_error(tiny: Path, tmp_path: Path) -> None:
