@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import PRECISION_RTOL, Results, first_difference, lower_precision, results, returned_difference, same_bytes
+from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, results, returned_difference,
+                       same_bytes)
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
 from ._worker import CpuLedger, Interface, Layout, Worker, WorkerFailure, layout_for
@@ -248,8 +249,9 @@ class Pair:
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
                 at = self.plan.params[i].label(bad)
-                low = (f" (most elements differ by more than {PRECISION_RTOL.get(x.dtype.itemsize, 0):g} of themselves: "
-                       "a lower precision)") if self.rtol is None and lower_precision(x, y) else ""
+                limit = PRECISION_RTOL.get(x.dtype.itemsize, 0)
+                low = (f" (most elements differ by more than {limit:g} of themselves: a lower precision)"
+                       if self.rtol is None and lower_precision(x, y) else "")
                 return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])}{low} ({where})"
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
