@@ -48,7 +48,7 @@ class Timings:
     candidate_ms: list[float] = field(default_factory=list)
 
 
-KNOWN_BYTES = 128 * 1024**2  # the most bytes of the original's check results kept for the next candidates
+KNOWN_BYTES = 256 * 1024**2  # the most bytes of the original's check results kept for the next candidates
 CLEAR_WIN_PAIRS = 8  # a session may end early after this many pairs (8 against 8 apart: p = 1/12870)
 CLEAR_WIN_FACTOR = 2.0  # ... when each pair's speedup is above this many times the threshold
 

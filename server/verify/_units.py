@@ -534,9 +534,45 @@ static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int range
     if (PF_SGN(@T@)) return (@T@)((long long)(perfalign_next(rng) % 201) - 100);
     return (@T@)(perfalign_next(rng) % 200);
 }
-static int perfalign_order_@SLUG@(const void *a, const void *b) {
-    @T@ x = *(const @T@ *)a, y = *(const @T@ *)b;
-    return (x > y) - (x < y);
+static void perfalign_sort_@SLUG@(@T@ *p, size_t n) {
+    /* Quicksort on the typed elements (qsort calls a function per comparison, and sorting an input of the problem
+       size dominated the inputs' cost): the median of three as the pivot, the smaller side first, insertion sort
+       for short runs. The sorted profiles hold no NaN. */
+    while (n > 16) {
+        size_t m = n / 2, i, j;
+        @T@ t, pivot;
+        if (p[m] < p[0]) { t = p[m]; p[m] = p[0]; p[0] = t; }
+        if (p[n - 1] < p[0]) { t = p[n - 1]; p[n - 1] = p[0]; p[0] = t; }
+        if (p[n - 1] < p[m]) { t = p[n - 1]; p[n - 1] = p[m]; p[m] = t; }
+        t = p[m]; p[m] = p[0]; p[0] = t;  /* the median first: Hoare's partition then splits in two non-empty parts */
+        pivot = p[0];
+        i = 0;
+        j = n;
+        for (;;) {
+            while (p[i] < pivot) i++;
+            do j--; while (pivot < p[j]);
+            if (i >= j) break;
+            t = p[i]; p[i] = p[j]; p[j] = t;
+            i++;
+        }
+        /* p[0..j] <= pivot <= p[j+1..n-1], both non-empty */
+        if (j + 1 < n - j - 1) {
+            perfalign_sort_@SLUG@(p, j + 1);
+            p += j + 1;
+            n -= j + 1;
+        } else {
+            perfalign_sort_@SLUG@(p + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    {
+        size_t i, k;
+        for (i = 1; i < n; i++) {
+            @T@ v = p[i];
+            for (k = i; k > 0 && v < p[k - 1]; k--) p[k] = p[k - 1];
+            p[k] = v;
+        }
+    }
 }
 static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng, int variant, int ranged, double lo, double hi) {
     /* The low byte is the profile; above it, for special values, which kind (6: all kinds mixed). */
@@ -558,7 +594,7 @@ static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng,
             p[j] = perfalign_draw_@SLUG@(rng, (profile == 1 || profile == 2) ? profile : 0, ranged, lo, hi, kind);
     }
     if (profile == 3 || profile == 4) {
-        qsort(p, count, sizeof(@T@), perfalign_order_@SLUG@);
+        perfalign_sort_@SLUG@(p, count);
         if (profile == 4)
             for (j = 0; j < count / 2; j++) { @T@ x = p[j]; p[j] = p[count - 1 - j]; p[count - 1 - j] = x; }
     }
