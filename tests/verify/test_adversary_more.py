@@ -264,3 +264,17 @@ def test_a_candidate_that_replaces_operator_new_is_refused() -> None:
         verdict = verifier.verify(HIDDEN_IN_NEW)
         assert verdict.status is Status.REJECTED_UNSAFE, verdict.detail
         assert "operator new" in verdict.detail, verdict.detail
+
+
+def test_a_macro_that_rewrites_the_harness_glue_is_incorrect() -> None:
+    # The glue that copies the return value out follows the candidate in its unit: a candidate's memcpy macro made
+    # that copy compute the sum while perfalign read the results, after a timed call that did nothing (75x faster).
+    original = "long total(const int *a, int n) {\n    long s = 0;\n    for (int i = 0; i < n; i++) s += a[i];\n" \
+               "    return s;\n}\n"
+    cheat = ("#include <string.h>\nstatic const int *A; static int N;\n"
+             "static void fix(void *ret) { long s = 0; for (int i = 0; i < N; i++) s += A[i]; *(long *)ret = s; }\n"
+             "#undef memcpy\n#define memcpy(d, s, k) (fix((void *)(s)), __builtin_memcpy(d, s, k))\n"
+             "long total(const int *a, int n) { A = a; N = n; return 0; }\n")
+    for verifier in _verifier(original, "total"):
+        verdict = verifier.verify(cheat)
+        assert verdict.status is Status.INCORRECT, verdict.detail
