@@ -30,6 +30,7 @@ from ._compare import first_difference
 from ._pair import Known, Pair, Timings, describe_failure
 from ._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober
+from ._race import archer_available
 from ._runner import Runner, Stop
 from ._sandbox import RunResult
 from ._stats import compare
@@ -131,6 +132,8 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
                             runner.settings.compile_timeout_s, cwd=native_dir)
         native_exe = native_dir / "native" if linked.ok else None
     library_functions(tool.compiler())  # read once: what a candidate's program may not define (``_symbols``)
+    if runner.mode == "openmp":
+        archer_available()  # found out once (it builds and runs a probe), here rather than in a candidate's check
     runner.progress("confirming array sizes with AddressSanitizer")
     prober = Prober(probe_exe, plan, job=runner.job, env=lambda extra: {**runner.env(1, None), **extra},
                     sandbox=runner.settings.sandbox, cancel=runner.cancel)
