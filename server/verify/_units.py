@@ -177,24 +177,44 @@ def unit_source(plan: HarnessPlan, code: str, *, context: str, namespaces: list[
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NOT_MACROS = {"defined", "__has_include", "__has_include_next", "__VA_ARGS__", "__VA_OPT__"}  # never a macro's name
-_DEFINED = re.compile(r"^[ \t]*(?:#|%:|\?\?=)[ \t]*define[ \t]+([A-Za-z_$][A-Za-z0-9_$]*)", re.M)
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:|\?\?=)(?:[ \t]|/\*.*?\*/)*define(?:[ \t]|/\*.*?\*/)+([A-Za-z_$][A-Za-z0-9_$]*)",
+                        re.M)
+_LEXEME = re.compile(r"""(?P<string>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|(?P<line>//[^\n]*)|(?P<block>/\*.*?(?:\*/|\Z))""",
+                     re.S)
+
+
+def defined_macros(code: str) -> set[str]:
+    """Every name a ``#define`` of ``code`` may define, read as the preprocessor reads it, and read plainly.
+
+    Line splices are joined; then comments become one space (so a comment
+    that spans lines joins them, as it does for the preprocessor) and
+    string and character literals are skipped whole. The directives found
+    in the text as written are added, so nothing this reading takes for a
+    comment or a literal can hide one.
+    """
+    text = re.sub(r"(?:\\|\?\?/)[ \t]*\r?\n", "", code)
+    out: list[str] = []
+    pos = 0
+    for match in _LEXEME.finditer(text):
+        out.append(text[pos:match.start()])
+        out.append('""' if match.group("string") is not None else " ")
+        pos = match.end()
+    out.append(text[pos:])
+    return set(_DIRECTIVE.findall("".join(out))) | set(_DIRECTIVE.findall(text))
 
 
 def macro_guard(code: str, glue: str, *, keep: str = "") -> str:
-    """``#undef`` lines that end, before the side glue, every macro ``code`` could have made of a name the glue uses.
+    """``#undef`` lines that end, before the side glue, every macro ``code`` defines of a name the glue uses.
 
     The side glue follows the function in its unit, so a macro the function's
     text defines (``#define memcpy(d, s, n) ...``) would otherwise rewrite
     the glue that builds the inputs and copies the results, outside the calls
-    perfalign times. A macro's name is spelled out in its ``#define``, so only
-    names that occur in ``code`` (its line splices joined) can be one; the
-    names the file's own context defines as macros stay (the glue may need
-    them, and they are the original's too). Our own renaming defines follow.
+    perfalign times. The names the file's own context defines as macros stay
+    (the glue may need them, and they are the original's too); so do the
+    system headers' macros (``bool``). Our own renaming defines follow.
     """
-    joined = re.sub(r"(?:\\|\?\?/)[ \t]*\r?\n", "", code)
-    mentioned = set(_IDENTIFIER.findall(joined))
-    trusted = set(_DEFINED.findall(re.sub(r"\\[ \t]*\r?\n", "", keep)))
-    names = sorted((mentioned & set(_IDENTIFIER.findall(glue))) - trusted - _NOT_MACROS)
+    trusted = defined_macros(keep)
+    names = sorted((defined_macros(code) & set(_IDENTIFIER.findall(glue))) - trusted - _NOT_MACROS)
     return "\n".join(f"#undef {name}" for name in names)
 
 
