@@ -177,10 +177,10 @@ def unit_source(plan: HarnessPlan, code: str, *, context: str, namespaces: list[
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NOT_MACROS = {"defined", "__has_include", "__has_include_next", "__VA_ARGS__", "__VA_OPT__"}  # never a macro's name
-_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:|\?\?=)(?:[ \t]|/\*.*?\*/)*define(?:[ \t]|/\*.*?\*/)+([A-Za-z_$][A-Za-z0-9_$]*)",
-                        re.M)
-_LEXEME = re.compile(r"""(?P<string>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|(?P<line>//[^\n]*)|(?P<block>/\*.*?(?:\*/|\Z))""",
-                     re.S)
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:|\?\?=)(?:[ \t]|/\*.*?\*/)*define(?:[ \t]|/\*.*?\*/)+"
+                        r"([A-Za-z_$][A-Za-z0-9_$]*)", re.M)
+_LEXEME = re.compile(r"""(?P<string>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
+                     r"""|(?P<line>//[^\n]*)|(?P<block>/\*.*?(?:\*/|\Z))""", re.S)
 
 
 def defined_macros(code: str) -> set[str]:
