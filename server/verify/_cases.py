@@ -10,7 +10,10 @@ one below a multiple of 8, 16, 32 and 64, random sizes, medium sizes while
 the original stays cheap there, the problem size itself; lengths that
 differ from each other; every input profile and scalar profile the
 original handles without undefined behaviour; and aliased calls where the
-original allows them. Seeds are drawn afresh for every verification.
+original allows them. Seeds are drawn afresh for every function prepared:
+its candidates all meet the same check cases (so the original's results on
+them are computed once), and the timed inputs are drawn afresh for every
+session.
 """
 from __future__ import annotations
 

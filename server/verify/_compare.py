@@ -20,8 +20,9 @@ from ._worker import Dumped, Interface, Layout, Worker
 
 DEFAULT_RTOL = {4: 1e-3}  # 4-byte floating point; every other type: 1e-6
 # A double array whose elements differ from the original's by this much relative to themselves, at the median,
-# was computed at a lower precision (single precision rounds at 6e-8); reordered sums differ far less.
-PRECISION_RTOL = {8: 1e-8}
+# was computed at a lower precision (single precision rounds at 6e-8); reordered sums differ far less. Likewise
+# a long double array computed in double (which rounds at 1.1e-16, long double at 5.4e-20).
+PRECISION_RTOL = {8: 1e-8, 16: 2e-18}
 PRECISION_MIN_ELEMENTS = 16
 
 
@@ -31,6 +32,10 @@ class Results:
 
     arrays: dict[int, np.ndarray]  # parameter index -> elements (const inputs too)
     returned: np.ndarray | None  # the return value (one element) or a returned vector
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays.values()) + (0 if self.returned is None else self.returned.nbytes)
 
     def copy(self) -> "Results":
         return Results({i: a.copy() for i, a in self.arrays.items()},
@@ -119,8 +124,9 @@ def lower_precision(expected: np.ndarray, got: np.ndarray) -> bool:
         return False
     if first_difference(expected, got, DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)) is not None:
         return False  # wrong beyond the tolerance, not only less precise
-    x = expected.astype(np.float64)
-    return _lower_precision(x, got.astype(np.float64), PRECISION_RTOL.get(expected.dtype.itemsize)) is not None
+    wide = np.longdouble if expected.dtype.itemsize > 8 else np.float64
+    x = expected.astype(wide)
+    return _lower_precision(x, got.astype(wide), PRECISION_RTOL.get(expected.dtype.itemsize)) is not None
 
 
 def _lower_precision(x: np.ndarray, y: np.ndarray, limit: float | None) -> int | None:

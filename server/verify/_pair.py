@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import Results, first_difference, lower_precision, results, returned_difference, same_bytes
+from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, results, returned_difference,
+                       same_bytes)
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
 from ._worker import CpuLedger, Interface, Layout, Worker, WorkerFailure, layout_for
@@ -47,17 +48,68 @@ class Timings:
     candidate_ms: list[float] = field(default_factory=list)
 
 
+KNOWN_BYTES = 256 * 1024**2  # the most bytes of the original's check results kept for the next candidates
+CLEAR_WIN_PAIRS = 8  # a session may end early after this many pairs (8 against 8 apart: p = 1/12870)
+CLEAR_WIN_FACTOR = 2.0  # ... when each pair's speedup is above this many times the threshold
+
+
+def clear_winner(timings: Timings, threshold: float) -> bool:
+    """Whether a session's pairs so far leave no doubt: enough of them, all far above the threshold but at
+    most one in every ``CLEAR_WIN_PAIRS`` (a call the machine delayed)."""
+    pairs = list(zip(timings.baseline_ms, timings.candidate_ms))
+    if len(pairs) < CLEAR_WIN_PAIRS:
+        return False
+    short = sum(1 for b, c in pairs if not (c > 0 and b / c > CLEAR_WIN_FACTOR * threshold))
+    return short * CLEAR_WIN_PAIRS <= len(pairs)
+
+
+@dataclass
+class Known:
+    """The original's results on the check cases, kept for every candidate of one function.
+
+    The candidates of one function are checked on the same cases (drawn once
+    when the function is prepared), and the original gives the same results
+    on the same inputs (the harness checks that on every case before any
+    candidate runs), so its calls are made once: later candidates are
+    compared with the results kept here, up to ``budget`` bytes of them.
+    """
+
+    results: dict[Case, Results] = field(default_factory=dict)
+    counts: dict[tuple[int, ...], list[int]] = field(default_factory=dict)
+    budget: int = KNOWN_BYTES
+
+    def keep(self, case: Case, expected: Results) -> None:
+        size = expected.nbytes
+        if case not in self.results and size <= self.budget:
+            self.results[case] = expected
+            self.budget -= size
+
+
 class Pair:
-    def __init__(self, original: Worker, candidate: Worker, iface: Interface, plan: HarnessPlan, choice: list[int],
-                 rtol: float | None, memory_cap: int = 1 << 30) -> None:
-        self.original = original
+    def __init__(self, original: Worker | Callable[[], Worker], candidate: Worker, iface: Interface,
+                 plan: HarnessPlan, choice: list[int], rtol: float | None, memory_cap: int = 1 << 30,
+                 known: Known | None = None) -> None:
+        # The original's worker, or how to start it when a check first needs it (its results may all be known).
+        self._original = original if isinstance(original, Worker) else None
+        self._start_original = None if isinstance(original, Worker) else original
         self.candidate = candidate
         self.iface = iface
         self.plan = plan
         self.choice = choice
         self.rtol = rtol
         self.memory_cap = memory_cap  # bytes of one side's arrays: a check case that needs more is not run
-        self._counts: dict[tuple[int, ...], list[int]] = {}
+        self.known = known  # the original's results kept from earlier checks of the same cases
+        self._counts: dict[tuple[int, ...], list[int]] = known.counts if known is not None else {}
+
+    @property
+    def original(self) -> Worker:
+        if self._original is None:
+            assert self._start_original is not None
+            self._original = self._start_original()
+        return self._original
+
+    def _by_original(self, failure: WorkerFailure) -> bool:
+        return self._original is not None and failure.who == self._original.name
 
     # ------------------------------------------------------------ one case
 
@@ -129,11 +181,18 @@ class Pair:
                 try:
                     if t and run == 0:
                         self.candidate.set_threads(t, timeout=timeout)
-                    if expected is None:
+                    if expected is None and self.known is not None and case in self.known.results:
+                        # The original's results on this case are known: the candidate alone runs it.
+                        expected = self.known.results[case]
+                        self.setup(self.candidate, case, counts, layout, alias_of, timeout)
+                        self.candidate.call(timeout)
+                    elif expected is None:
                         # The first run of a case: both sides at once (nothing is timed here).
                         expected = self._both(case, counts, layout, alias_of, timeout)
                         if isinstance(expected, Outcome):
                             return expected
+                        if self.known is not None:
+                            self.known.keep(case, expected)
                     else:
                         self.setup(self.candidate, case, counts, layout, alias_of, timeout)
                         self.candidate.call(timeout)
@@ -146,7 +205,7 @@ class Pair:
                     if wrong:
                         return Outcome("incorrect", wrong + at)
                 except WorkerFailure as failure:
-                    if failure.who == self.original.name:
+                    if self._by_original(failure):
                         return self._original_failed(failure, case)
                     return self._candidate_failed(failure, timeout, at)
         return None
@@ -190,8 +249,9 @@ class Pair:
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
                 at = self.plan.params[i].label(bad)
-                low = " (most elements differ by more than 1e-8 of themselves: a lower precision)" if (
-                    self.rtol is None and lower_precision(x, y)) else ""
+                limit = PRECISION_RTOL.get(x.dtype.itemsize, 0)
+                low = (f" (most elements differ by more than {limit:g} of themselves: a lower precision)"
+                       if self.rtol is None and lower_precision(x, y) else "")
                 return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])}{low} ({where})"
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
@@ -214,13 +274,19 @@ class Pair:
     # ------------------------------------------------------------ timing
 
     def time(self, cases: list[Case], warmups: int, timeout: float, max_s: float, thread_budget: int,
-             charge_ms: float = 0.0) -> Timings | Outcome:
+             charge_ms: float = 0.0, clear_win: float | None = None) -> Timings | Outcome:
         """Interleaved calls on distinct inputs, each timed here and checked; the other side stopped meanwhile.
 
         A candidate that runs more threads than ``thread_budget``, or uses
         more CPU time than that many threads can in the time its calls take,
         is unsafe. ``charge_ms`` is added to every candidate call (CPU time it
-        spent before its first call, beyond what the original spent).
+        spent before its first call, beyond what the original spent). With
+        ``clear_win`` (the speedup a ``faster`` needs), the session ends early
+        once at least ``CLEAR_WIN_PAIRS`` pairs are each more than
+        ``CLEAR_WIN_FACTOR`` times that fast, but one in eight at most: the
+        rank test's p value is then below 1e-3 and the interval far above the
+        threshold. The verdict is still decided by the same test on every pair
+        taken, with every charge added.
         """
         out = Timings()
         cpu = run_wall = 0.0
@@ -287,10 +353,12 @@ class Pair:
                 r = len(out.baseline_ms)
                 if r >= 5 and slower == r and time.monotonic() - start > max_s:
                     break
+                if clear_win is not None and clear_winner(out, clear_win):
+                    break  # every pair far beyond the threshold: more pairs would not change the verdict
                 if r >= 5 and time.monotonic() - start > 4 * max_s:
                     break
         except WorkerFailure as failure:
-            if failure.who == self.original.name:
+            if self._by_original(failure):
                 return self._original_failed(failure, None)
             return self._candidate_failed(failure, timeout, "", timing=True)
         finally:

@@ -27,12 +27,14 @@ from ..verdict import Status
 from . import _cases, _plan, _units
 from ._cases import Case, Domain
 from ._compare import first_difference
-from ._pair import Pair, Timings, describe_failure
+from ._pair import Known, Pair, Timings, describe_failure
 from ._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober
+from ._race import archer_available
 from ._runner import Runner, Stop
 from ._sandbox import RunResult
 from ._stats import compare
+from ._symbols import library_functions
 from ._toolchain import Toolchain, compiler_error
 from ._units import ArrayProfile, ScalarProfile
 from ._worker import Interface, Worker, WorkerFailure
@@ -41,6 +43,7 @@ MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the pr
 CALIBRATE_S = 6.0
 PROFILE_BUDGET_S = 0.1  # the most one call on another profile (inputs included) may take at its large size
 NATIVE_REPS = 9  # interleaved pairs of the compiler-alone comparison
+RACE_REPS = 20  # OpenMP: runs of each repeated check case at every thread count
 SECOND_SIZE_MIN_MS = 0.5  # a second timing size only where the original still takes this long there
 
 
@@ -66,6 +69,9 @@ class Prepared:
     second_size: int | None = None  # where the cost grows with size: a smaller size a faster verdict must hold at
     native_exe: Path | None = None  # the original at -O3 -march=native
     compiler_alone: float | None = None  # the original's time at the verdicts' flags / at -O3 -march=native
+    check_cases: list[Case] = field(default_factory=list)  # every candidate's check cases (drawn once)
+    race_cases: list[Case] = field(default_factory=list)  # and in OpenMP mode its repeated runs
+    known: Known = field(default_factory=Known)  # the original's results on them
 
 
 def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, language: str, source_path: Path | None,
@@ -125,6 +131,9 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         linked = runner.run(tool.link_exe([worker_obj, glue_obj, native_obj], native_dir / "native"),
                             runner.settings.compile_timeout_s, cwd=native_dir)
         native_exe = native_dir / "native" if linked.ok else None
+    library_functions(tool.compiler())  # read once: what a candidate's program may not define (``_symbols``)
+    if runner.mode == "openmp":
+        archer_available()  # found out once (it builds and runs a probe), here rather than in a candidate's check
     runner.progress("confirming array sizes with AddressSanitizer")
     prober = Prober(probe_exe, plan, job=runner.job, env=lambda extra: {**runner.env(1, None), **extra},
                     sandbox=runner.settings.sandbox, cancel=runner.cancel)
@@ -422,13 +431,18 @@ def _in_place(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPla
 def _self_check(runner: Runner, prepared: Prepared, rng: random.Random) -> None:
     """The original against itself, in two processes, on every check case: the harness agrees with itself."""
     cases = _cases.check_cases(prepared.plan, prepared.problem_size, prepared.domain, prepared.cost, rng)
+    prepared.check_cases = cases
+    if runner.mode == "openmp":
+        prepared.race_cases = _cases.race_cases(prepared.plan, prepared.problem_size, prepared.cost, rng, RACE_REPS)
     lockdown = original_lockdown(prepared.toolchain)
     for attempt in range(2):
         timeout = runner.call_timeout(prepared.baseline_ms)
         first = runner.start(prepared.original_exe, "the original", threads=1, lockdown=lockdown)
         second = runner.start(prepared.original_exe, "the original (a second run)", threads=1, lockdown=lockdown)
         try:
-            pair = Pair(first, second, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
+            # The first run's results are kept: every candidate is compared with them on the same cases.
+            pair = Pair(first, second, prepared.iface, prepared.plan, prepared.choice, prepared.rtol,
+                        known=prepared.known)
             outcome = pair.check(cases, timeout, prime=True)
         finally:
             first.close()

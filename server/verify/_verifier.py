@@ -39,10 +39,10 @@ from ._race import archer_available, race_in_candidate
 from ._runner import Runner, Stop
 from ._sandbox import Cancelled
 from ._screen import screen
+from ._symbols import readable, replaced_functions
 from ._toolchain import compiler_error, link_error
-from ._worker import WorkerFailure, encode, setup_payload
+from ._worker import Worker, WorkerFailure, encode, setup_payload
 
-RACE_REPS = 20
 RETRY_NICE = 10  # a second try after a timeout runs at this much lower priority
 RETRY_BASELINE_MS = 1000.0  # a timeout is retried when the original takes at most this long at the largest size
 ONE_THREAD_REPS = 7  # pairs of the OpenMP candidate's session at one thread
@@ -253,14 +253,22 @@ class FunctionVerifier:
             if "omp_" in res.stderr and self.mode != "openmp":
                 hint = " (the candidate uses OpenMP: verify it in openmp mode, the Parallelize action)"
             raise Stop(self.runner.verdict(Status.COMPILE_ERROR, "link failed: " + link_error(res) + hint))
+        replaced = replaced_functions(exe, prepared.original_exe, tool.compiler())
+        if replaced:
+            names = ", ".join(f"'{readable(name)}'" for name in replaced[:3]) + (", …" if len(replaced) > 3 else "")
+            raise Stop(self.runner.verdict(Status.REJECTED_UNSAFE, (
+                f"the candidate defines {names}, which the system libraries provide: a rewrite may not replace "
+                "library functions (the harness and the libraries would call its version too, outside the calls "
+                "perfalign times)")))
         # Check.
         self.progress("checking the candidate")
         t1 = time.monotonic()
-        cases = _cases.check_cases(plan, prepared.problem_size, prepared.domain, prepared.cost, self._rng)
+        # The cases drawn when the function was prepared: the original's results on them are known.
+        cases = list(prepared.check_cases)
         threads: list[int] | None = None
         if self.mode == "openmp":
             threads = sorted({*CHECK_THREADS, self.threads})
-            cases += _cases.race_cases(plan, prepared.problem_size, prepared.cost, self._rng, RACE_REPS)
+            cases += prepared.race_cases
         timeout = self.runner.call_timeout(prepared.baseline_ms)
         outcome = self._check(prepared, exe, cases, threads, timeout)
         patient = False  # the candidate needed the longer limit of a second try
@@ -398,23 +406,26 @@ class FunctionVerifier:
     def _check(self, prepared: Prepared, exe: Path, cases: list[Case], threads: list[int] | None,
                timeout: float, *, nice: int = 0) -> Outcome | None:
         lockdown = "threads" if self.mode == "openmp" else "serial"
-        original = self.runner.start(prepared.original_exe, "the original", threads=1,
-                               lockdown=original_lockdown(prepared.toolchain), nice=nice)
-        try:
-            candidate = self.runner.start(exe, "the candidate", threads=max(threads or [1]), lockdown=lockdown,
-                                          nice=nice)
-        except BaseException:
-            original.close()
-            raise
+        started: list[Worker] = []
+
+        def start_original() -> Worker:
+            # Only when a case's results are not known yet (or its element counts).
+            started.append(self.runner.start(prepared.original_exe, "the original", threads=1,
+                                             lockdown=original_lockdown(prepared.toolchain), nice=nice))
+            return started[-1]
+
+        candidate = self.runner.start(exe, "the candidate", threads=max(threads or [1]), lockdown=lockdown,
+                                      nice=nice)
+        pair = Pair(start_original, candidate, prepared.iface, prepared.plan, prepared.choice, prepared.rtol,
+                    known=prepared.known)
         try:
             candidate.hello()
-            pair = Pair(original, candidate, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
             return pair.check(cases, timeout, threads, progress=self.runner.check_cancel)
         except WorkerFailure as failure:
-            return Pair(original, candidate, prepared.iface, prepared.plan, prepared.choice,
-                        prepared.rtol)._candidate_failed(failure, timeout, "")
+            return pair._candidate_failed(failure, timeout, "")
         finally:
-            original.close()
+            for worker in started:
+                worker.close()
             candidate.close()
 
     def _time(self, prepared: Prepared, exe: Path, sizes: list[tuple[int, int]], warmups: int, timeout: float,
@@ -435,7 +446,8 @@ class FunctionVerifier:
             call_limit = limit or self.runner.time_timeout(prepared.baseline_ms)
             for size, reps in sizes:
                 cases = _cases.timing_cases(prepared.plan, size, reps + warmups, self._rng)
-                timed = pair.time(cases, warmups, call_limit, 3.0, threads, charge)
+                timed = pair.time(cases, warmups, call_limit, 3.0, threads, charge,
+                                  clear_win=self.settings.threshold)
                 if isinstance(timed, Outcome):
                     return timed
                 out.append(timed)

@@ -181,3 +181,100 @@ def test_a_double_function_computed_in_float_is_incorrect_and_the_double_one_sta
         assert "lower precision" in verdict.detail, verdict.detail
         kept = verifier.verify(honest)
         assert kept.status is Status.FASTER, kept.detail
+
+
+def test_a_long_double_function_computed_in_double_is_incorrect_and_the_long_double_one_stays_faster() -> None:
+    # Double precision is within 1e-6 of the array's largest element everywhere, and exp is faster than expl.
+    original = "#include <math.h>\nvoid vexpl(const long double *a, long double *out, int n) {\n" \
+               "    for (int i = 0; i < n; i++) out[i] = expl(a[i]) + expl(a[i]);\n}\n"
+    in_double = original.replace("expl(a[i]) + expl(a[i])", "(long double)(2.0 * exp((double)a[i]))")
+    honest = original.replace("expl(a[i]) + expl(a[i])", "2.0L * expl(a[i])")
+    for verifier in _verifier(original, "vexpl"):
+        verdict = verifier.verify(in_double)
+        assert verdict.status is Status.INCORRECT, verdict.detail
+        assert "lower precision" in verdict.detail, verdict.detail
+        kept = verifier.verify(honest)
+        assert kept.status is Status.FASTER, kept.detail
+
+
+def test_a_stated_tolerance_lets_a_long_double_function_be_computed_in_double() -> None:
+    # The user's own tolerance decides: 1e-12 of the largest element admits double precision.
+    original = "#include <math.h>\n/* perfalign: tolerance=1e-12 */\n" \
+               "void vexpl(const long double *a, long double *out, int n) {\n" \
+               "    for (int i = 0; i < n; i++) out[i] = expl(a[i]) + expl(a[i]);\n}\n"
+    in_double = original.replace("expl(a[i]) + expl(a[i])", "(long double)(2.0 * exp((double)a[i]))")
+    for verifier in _verifier(original, "vexpl"):
+        verdict = verifier.verify(in_double)
+        assert verdict.status in (Status.FASTER, Status.NOT_SIGNIFICANT), verdict.detail
+
+
+NESTED_TOTAL = ("#include <vector>\n"
+                "double total(const std::vector<std::vector<double> > &rows) {\n"
+                "    double s = 0.0;\n"
+                "    for (const std::vector<double> &row : rows)\n"
+                "        for (double x : row) s += x;\n"
+                "    return s;\n}\n")
+
+# The harness builds each row of a nested vector while it generates a case's inputs, through the program's operator
+# new: when row k is allocated, row k-1 is filled. A replacement operator new sums one row in five then, outside
+# the call, and the call uses the sums (once: a row that keeps its storage for the next case is summed again).
+HIDDEN_IN_NEW = HIDE + """#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <vector>
+struct Header { std::size_t bytes; unsigned long long done; double sum; double pad; };
+static Header *last;
+static unsigned long long made;
+void *operator new(std::size_t n) {
+    if (last && last->done == 0 && ++made % 5 == 0) {
+        const double *x = reinterpret_cast<const double *>(last + 1);
+        double s = 0.0;
+        for (std::size_t i = 0; i < last->bytes / sizeof(double); i++) s += x[i];
+        last->sum = s;
+        last->done = 1;
+    }
+    Header *h = static_cast<Header *>(std::malloc(sizeof(Header) + n));
+    if (!h) throw std::bad_alloc();
+    h->bytes = n; h->done = 0; last = h;
+    return h + 1;
+}
+void operator delete(void *p) noexcept {
+    if (!p) return;
+    Header *h = static_cast<Header *>(p) - 1;
+    if (h == last) last = nullptr;
+    std::free(h);
+}
+void operator delete(void *p, std::size_t) noexcept { operator delete(p); }
+double total(const std::vector<std::vector<double> > &rows) {
+    double s = 0.0;
+    for (const std::vector<double> &row : rows) {
+        if (row.empty()) continue;
+        Header *h = reinterpret_cast<Header *>(const_cast<double *>(row.data())) - 1;
+        if (h->done && h->bytes == row.size() * sizeof(double)) { h->done = 0; s += h->sum; continue; }
+        h->done = 0;
+        for (double x : row) s += x;
+    }
+    return s;
+}
+"""
+
+
+def test_a_candidate_that_replaces_operator_new_is_refused() -> None:
+    for verifier in _verifier(NESTED_TOTAL, "total", "cpp"):
+        verdict = verifier.verify(HIDDEN_IN_NEW)
+        assert verdict.status is Status.REJECTED_UNSAFE, verdict.detail
+        assert "operator new" in verdict.detail, verdict.detail
+
+
+def test_a_macro_that_rewrites_the_harness_glue_is_incorrect() -> None:
+    # The glue that copies the return value out follows the candidate in its unit: a candidate's memcpy macro made
+    # that copy compute the sum while perfalign read the results, after a timed call that did nothing (75x faster).
+    original = "long total(const int *a, int n) {\n    long s = 0;\n    for (int i = 0; i < n; i++) s += a[i];\n" \
+               "    return s;\n}\n"
+    cheat = ("#include <string.h>\nstatic const int *A; static int N;\n"
+             "static void fix(void *ret) { long s = 0; for (int i = 0; i < N; i++) s += A[i]; *(long *)ret = s; }\n"
+             "#undef memcpy\n#define memcpy(d, s, k) (fix((void *)(s)), __builtin_memcpy(d, s, k))\n"
+             "long total(const int *a, int n) { A = a; N = n; return 0; }\n")
+    for verifier in _verifier(original, "total"):
+        verdict = verifier.verify(cheat)
+        assert verdict.status is Status.INCORRECT, verdict.detail

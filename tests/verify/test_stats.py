@@ -64,3 +64,16 @@ def test_faster_in_one_session_and_not_the_other_is_not_significant() -> None:
     both = combine(first, second)
     assert both.status is Status.NOT_SIGNIFICANT
     assert both.ci95[0] < 0.85 and both.ci95[1] > 1.25  # the interval covers what both sessions saw
+
+
+def test_a_session_ends_early_only_for_a_clear_winner() -> None:
+    from perfalign.server.verify._pair import Timings, clear_winner
+
+    # Eight pairs, each far above the threshold: no more are needed.
+    assert clear_winner(Timings([10.0] * 8, [1.0] * 8), 1.05)
+    # One pair in eight that the machine delayed does not keep it going.
+    assert clear_winner(Timings([10.0] * 8, [1.0] * 7 + [9.0]), 1.05)
+    # Too few pairs, two delayed pairs of eight, or a speedup below twice the threshold: every pair is taken.
+    assert not clear_winner(Timings([10.0] * 7, [1.0] * 7), 1.05)
+    assert not clear_winner(Timings([10.0] * 8, [1.0] * 6 + [9.0, 9.0]), 1.05)
+    assert not clear_winner(Timings([2.0] * 21, [1.0] * 21), 1.05)

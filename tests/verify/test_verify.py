@@ -47,7 +47,10 @@ def assert_faster(verdict) -> None:  # type: ignore[no-untyped-def]
     low, high = verdict.ci95
     assert 1.05 < low <= verdict.speedup <= high
     assert verdict.baseline_ms > verdict.candidate_ms > 0
-    assert len(verdict.timings["baseline"]) >= 21 and len(verdict.timings["candidate"]) >= 21
+    # Two sessions, each of 21 pairs, or of at least 8 where every pair (but one in eight) is far above the threshold.
+    pairs = len(verdict.timings["baseline"])
+    assert pairs == len(verdict.timings["candidate"]) and pairs >= 16
+    assert pairs >= 42 or verdict.ci95[0] > 2 * 1.05 or verdict.speedup > 2 * 1.05
     assert set(verdict.phases) == {"compile", "check", "time"}
     assert verdict.problem_size and verdict.problem_size > 1000
 
