@@ -27,14 +27,15 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _message(patch: Patch, mode: str, fix_note: str) -> str:
+    """What was found and where the patch is first, so that a cut message still says it; the details last."""
     s = patch.suggestion
     text = (f"{patch.function}: a rewrite verified {s.speedup:.2f}× faster "
             f"(95% interval {s.ci95[0]:.2f}–{s.ci95[1]:.2f}×, {mode}"
-            f"{f', {s.threads} threads' if mode == 'openmp' else ''}) at {' '.join(s.flags) or 'the default flags'}")
+            f"{f', {s.threads} threads' if mode == 'openmp' else ''}).{fix_note} Patch: patches/{patch.name}. "
+            f"Measured at {' '.join(s.flags) or 'the default flags'}")
     if s.compiler_alone is not None:
         text += f"; the compiler alone (-O3 -march=native) gives {s.compiler_alone:.2f}×"
-    text += f". Patch: patches/{patch.name}"
-    return _cut(text + fix_note, MAX_MESSAGE)
+    return _cut(text + ".", MAX_MESSAGE)
 
 
 def _location(item: Item) -> dict[str, Any]:
