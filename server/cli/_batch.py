@@ -93,7 +93,7 @@ def run_all(paths: list[Path], *, mode: str, samples: int | None, model: str | N
         settings = load_settings(first, {"model": model, "samples": samples, "threads": threads})
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
-    say = _Say(as_json)
+    say = _Say()
 
     found = opt.find_targets(paths, root, skip=[folder])
     problems = [(p.relpath, p.reason) for p in found.problems]
@@ -254,8 +254,7 @@ def _summary(say: _Say, run: Any, files: Any, reasons: list[str], status: int, a
 
 
 class _Say:
-    def __init__(self, quiet_stdout: bool) -> None:
-        self.quiet_stdout = quiet_stdout
+    """Messages for the person or the CI log: always on stderr, so that --json keeps stdout to itself."""
 
     def err(self, message: str) -> None:
         click.echo(message, err=True)
