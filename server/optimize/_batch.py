@@ -238,7 +238,8 @@ def run_batch(
 
 
 def _run_one(item: Item, settings: Settings, options: BatchOptions, backend: SharedBackend,
-             store: StoreLike | None, stop: threading.Event, emit: Callable[[BatchEvent], None]) -> FunctionResult | None:
+             store: StoreLike | None, stop: threading.Event,
+             emit: Callable[[BatchEvent], None]) -> FunctionResult | None:
     """One function's job; None when it was cancelled before it ended."""
     target = item.target
     began = time.monotonic()
@@ -261,7 +262,8 @@ def _run_one(item: Item, settings: Settings, options: BatchOptions, backend: Sha
                               max_tokens=options.max_tokens, seed=options.seed)
     finished: Finished | None = None
     try:
-        for event in run_optimize(request, settings, backend=backend, store=store, cancel=stop):  # type: ignore[arg-type]
+        events = run_optimize(request, settings, backend=backend, store=store, cancel=stop)  # type: ignore[arg-type]
+        for event in events:
             if isinstance(event, Progress):
                 emit(Working(item, event.message))
             elif isinstance(event, Finished):

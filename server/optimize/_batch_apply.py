@@ -56,8 +56,8 @@ def apply_best(items: list[Item]) -> list[Applied]:
                 out.append(Applied(relpath, name, False, f"not applied: {exc}"))
                 continue
             changed = True
-            out.append(Applied(relpath, name, True,
-                               f"applied to {relpath}: {name} {best.speedup:.2f}× [{best.ci95[0]:.2f}, {best.ci95[1]:.2f}]"))
+            interval = f"{best.speedup:.2f}× [{best.ci95[0]:.2f}, {best.ci95[1]:.2f}]"
+            out.append(Applied(relpath, name, True, f"applied to {relpath}: {name} {interval}"))
         if changed:
             try:
                 write_atomic(path, text)

@@ -64,7 +64,8 @@ def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_sarif_is_valid_and_patches_apply_with_git(tmp_path: Path) -> None:
     assert git(tmp_path, "init", "-q").returncode == 0
     items = items_for(tmp_path, {
-        "sumsq": [suggestion(REWRITE, includes=["#include <math.h>"]), suggestion(REWRITE.replace("s0 + s1", "s1 + s0"), 1.5)],
+        "sumsq": [suggestion(REWRITE, includes=["#include <math.h>"]),
+                  suggestion(REWRITE.replace("s0 + s1", "s1 + s0"), 1.5)],
         "twice": [suggestion("int twice(int x) { return x << 1; }", 1.2)],
     })
     files = write_report(tmp_path / "report", BatchRun(items, elapsed_s=10.0), [("src/bad.c", "does not parse")],
