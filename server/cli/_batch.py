@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ EXIT_ERROR = 1
 EXIT_FAIL_ABOVE = 4
 EXIT_INTERRUPTED = 130
 DEFAULT_REPORT = "perfalign-report"
+LOG_EVERY_S = 60.0  # without a terminal, a running job's progress is written at most this often
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?$")
 
 
@@ -270,6 +272,7 @@ class _Progress:
         self.bar: Any = None
         self.task: Any = None
         self.lock = threading.Lock()
+        self.last_note: dict[str, float] = {}  # per function: when its progress was last written to the log
 
     def __enter__(self) -> _Progress:
         if self.interactive and self.total:
@@ -298,9 +301,15 @@ class _Progress:
                     self.bar.update(self.task, description=text)
                 else:
                     self.say.err(text)
-            elif isinstance(event, Working) and self.bar is not None:
+            elif isinstance(event, Working):
                 t = event.item.target
-                self.bar.update(self.task, description=f"{t.function}: {event.message}"[:100])
+                if self.bar is not None:
+                    self.bar.update(self.task, description=f"{t.function}: {event.message}"[:100])
+                elif time.monotonic() - self.last_note.get(t.key, time.monotonic()) >= LOG_EVERY_S:
+                    self.say.err(f"  {t.function}: {event.message}")  # a CI log shows the job is alive
+                    self.last_note[t.key] = time.monotonic()
+                else:
+                    self.last_note.setdefault(t.key, time.monotonic())
             elif isinstance(event, Done):
                 result = event.item.result
                 assert result is not None
