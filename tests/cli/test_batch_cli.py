@@ -134,7 +134,7 @@ def test_exit_statuses_report_patches_and_apply(tmp_path: Path, monkeypatch: pyt
     result = runner.invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 1, result.output
     assert "src/broken.c does not parse (syntax error at line 1)" in result.stderr
-    assert "verified" in result.stdout and "row_sums" in result.stdout
+    assert "verified" in result.stdout and "row_sums" in result.stdout, (result.stdout, result.stderr)
     log = json.loads((root / "report" / "perfalign.sarif").read_text())
     jsonschema.validate(log, SCHEMA)
     [finding] = log["runs"][0]["results"]
