@@ -144,3 +144,23 @@ def read_source_within(
         return future.result(timeout=timeout_s)
     except TimeoutError:
         raise timeout_error(path, timeout_s, what) from None
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader (or a run killed half-way) sees the old file or the new, never half.
+
+    The bytes go to a temporary file in the same folder, are flushed to disk and renamed over ``path``.
+    :class:`OSError` reaches the caller; the temporary file is removed.
+    """
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

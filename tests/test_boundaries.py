@@ -29,11 +29,11 @@ TRAINING_PKG = "perfalign.training"
 # The vocabulary every stage shares: public modules at the top of server/.
 SHARED = frozenset({"verdict", "records", "events", "settings", "paths", "errors", "llama_lib", "diffs", "files"})
 FRONT_ENDS = frozenset({"cli", "lsp"})
-_STAGES = ("cparse", "verify", "registry", "backends", "optimize", "store", "hotspots")
+_STAGES = ("cparse", "verify", "registry", "backends", "optimize", "store", "hotspots", "reports")
 # Which package may import which (every package may import the shared modules). It follows the loop:
 # the front ends call optimize, which parses (cparse), samples (backends, which resolve models through
 # the registry) and verifies (verify, which reads functions with cparse); the store only records;
-# hotspots ranks a profile's functions, found with cparse.
+# hotspots ranks a profile's functions, found with cparse; reports turn a batch run of optimize into files.
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "cparse": frozenset(),
     "verify": frozenset({"cparse"}),
@@ -42,6 +42,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "optimize": frozenset({"cparse", "verify", "backends"}),
     "store": frozenset(),
     "hotspots": frozenset({"cparse"}),
+    "reports": frozenset({"optimize"}),
     "lsp": frozenset(_STAGES),
     "cli": frozenset(_STAGES) | {"lsp"},
 }

@@ -5,12 +5,14 @@ import json
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..errors import describe
 from ..events import Candidate, CandidateGenerated, Finished, Progress, VerdictReady
 from ..verdict import Verdict
+from ._batch import batch_options, run_all
 
 # Exit statuses: 0 a faster candidate (or none faster, honestly measured); 1 bad input or a model/verifier
 # that could not be used; 3 the model wrote nothing usable; 130 interrupted.
@@ -66,12 +68,15 @@ def _measured_at(verdict: Verdict) -> str:
 
 
 @click.command()
-@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, metavar="FILE | --hot N [FILE...] | --all PATH...",
+                type=click.Path(exists=True, path_type=Path))
 @click.option("--hot", type=click.IntRange(1, None), default=None,
-              help="Work through the top N functions of the kept profile (perfalign hotspots), of FILE… if given.")
+              help="Work through the top N functions of the kept profile (perfalign hotspots), of FILE… if given; "
+                   "with --all, the top N under the PATHs.")
 @click.option("--function", "function", default=None, help="Name of the function to optimize.")
 @click.option("--line", type=int, default=None, help="A line inside the function (1-based, as editors show).")
-@click.option("--mode", type=click.Choice(["serial", "openmp"]), default="serial", show_default=True)
+@click.option("--mode", type=click.Choice(["serial", "openmp", "auto"]), default="serial", show_default=True,
+              help="auto (with --all): OpenMP for functions with loops on a machine with more than one core.")
 @click.option("--samples", type=click.IntRange(1, 64), default=None, help="Candidates to sample (default: setting 'samples').")
 @click.option("--model", default=None, help="Model name (see 'perfalign models list').")
 @click.option("--threads", type=click.IntRange(1, 1024), default=None, help="OpenMP threads to time with.")
@@ -79,10 +84,11 @@ def _measured_at(verdict: Verdict) -> str:
 @click.option("--seed", type=int, default=None, help="Sampling seed (default: from the clock).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document: every candidate's verdict, code and diff.")
 @click.option("--apply", "apply_", is_flag=True, help="Rewrite FILE with the best faster candidate (only that function).")
+@batch_options
 def optimize(
     files: tuple[Path, ...], hot: int | None, function: str | None, line: int | None, mode: str,
     samples: int | None, model: str | None, threads: int | None, max_tokens: int, seed: int | None, as_json: bool,
-    apply_: bool,
+    apply_: bool, **batch: Any,
 ) -> None:
     """Suggest a faster version of one function of FILE, verified on this machine.
 
@@ -90,13 +96,28 @@ def optimize(
     original computes, times it against the original, and shows the best one
     that is faster (with its speedup and 95% interval). With --hot N, the N
     hottest functions of the profile 'perfalign hotspots' kept, one after another.
+
+    With --all, every function of the C/C++ files under the PATHs, best
+    candidates first, within --budget, resuming an interrupted run: writes an
+    HTML report, a SARIF log and one patch per suggestion into --report.
     """
+    if batch.pop("all_"):
+        if function is not None or line is not None:
+            raise click.UsageError("--all works on every function; leave out --function and --line")
+        if not files:
+            raise click.UsageError("give the files or folders to work through: --all PATH...")
+        run_all(list(files), hot=hot, mode=mode, samples=samples, model=model, threads=threads,
+                max_tokens=max_tokens, seed=seed, apply_=apply_, as_json=as_json, **batch)
+        return
     rest = (mode, samples, model, threads, max_tokens, seed, as_json, apply_)
     if hot is None:
-        if len(files) != 1:
-            raise click.UsageError("give one FILE (or --hot N to work through the hottest functions)")
-        _optimize_one(files[0], function, line, *rest)
+        _optimize_one(_one_file(files, mode, batch), function, line, *rest)
         return
+    _batch_options_refused(batch)
+    if mode == "auto":
+        raise click.UsageError("--mode auto goes with --all; with --hot choose serial or openmp")
+    if any(f.is_dir() for f in files):
+        raise click.UsageError("--hot N takes files; for the hot functions under a folder use --all PATH --hot N")
     from ..hotspots import hot_targets  # noqa: PLC0415
 
     if function is not None or line is not None or as_json:
@@ -182,6 +203,25 @@ def _optimize_one(
         sys.exit(130)
     if apply_ and not applied:
         sys.exit(EXIT_ERROR)
+
+
+def _batch_options_refused(batch: dict[str, Any]) -> None:
+    """The options of --all are refused without it."""
+    given = [f"--{name.replace('_', '-')}" for name, value in batch.items() if value is not None]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} go{'es' if len(given) == 1 else ''} with --all")
+
+
+def _one_file(files: tuple[Path, ...], mode: str, batch: dict[str, Any]) -> Path:
+    """The one FILE of a single-function run; the options of --all are refused without it."""
+    _batch_options_refused(batch)
+    if mode == "auto":
+        raise click.UsageError("--mode auto goes with --all; for one function choose serial or openmp")
+    if len(files) != 1:
+        raise click.UsageError("give one FILE (or --hot N for the hottest functions, or --all PATH... for every function of a tree)")
+    if files[0].is_dir():
+        raise click.UsageError(f"{files[0]} is a folder; give a file, or --all {files[0]}")
+    return files[0]
 
 
 def _apply(file: Path, finished: Finished, best: Candidate, apply_candidate) -> tuple[bool, str]:  # type: ignore[no-untyped-def]

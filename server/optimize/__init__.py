@@ -6,14 +6,58 @@ always a :class:`~perfalign.server.events.Finished`. :func:`extract` finds the
 candidate code in what a model really writes; :func:`build_messages` is the
 prompt of each mode and :func:`build_feedback` the follow-up turn of a feedback
 round; :func:`apply_candidate` puts a verified rewrite into the
-file.
+file. The batch run (``perfalign optimize --all``): :func:`find_targets` lists the
+functions of a tree, :func:`order_targets` orders them, :func:`plan_batch` and
+:func:`run_batch` run them within a budget, resuming from a :class:`BatchState`,
+and :func:`apply_best` puts the best rewrite of each into the tree.
 """
 from ._apply import apply_candidate
+from ._batch import (
+    BATCH_MODES,
+    BatchEvent,
+    BatchOptions,
+    BatchRun,
+    Disposition,
+    Done,
+    Item,
+    Started,
+    Working,
+    mode_for,
+    plan_batch,
+    run_batch,
+)
+from ._batch_apply import Applied, apply_best
+from ._batch_state import STATE_FILE, BatchOutcome, BatchState, FunctionResult, Suggestion
 from ._extract import Extraction, dedupe_key, extract
 from ._pipeline import OptimizeRequest, run_optimize
 from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, FeedbackTurn, build_feedback, build_messages
+from ._targets import FileProblem, Found, Target, find_targets, order_targets
 
 __all__ = [
+    "BATCH_MODES",
+    "STATE_FILE",
+    "Applied",
+    "BatchEvent",
+    "BatchOptions",
+    "BatchOutcome",
+    "BatchRun",
+    "BatchState",
+    "Disposition",
+    "Done",
+    "FileProblem",
+    "Found",
+    "FunctionResult",
+    "Item",
+    "Started",
+    "Suggestion",
+    "Target",
+    "Working",
+    "apply_best",
+    "find_targets",
+    "mode_for",
+    "order_targets",
+    "plan_batch",
+    "run_batch",
     "FEEDBACK_PROMPT_VERSION",
     "MODES",
     "PROMPT_VERSION",

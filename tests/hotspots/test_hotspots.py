@@ -188,6 +188,13 @@ def test_optimize_hot_runs_the_pipeline_on_the_hottest_functions_in_order(tmp_pa
     assert refused.exit_code == 2 and "--hot N picks the functions itself" in refused.output
     one = runner.invoke(main, ["optimize"])
     assert one.exit_code == 2 and "give one FILE (or --hot N" in one.output
+    # A batch run over the tree with --hot N works on those functions only, hottest first.
+    batch = runner.invoke(main, ["optimize", "--all", ".", "--hot", "2", "--samples", "1", "--report", "out",
+                                 "--json"], catch_exceptions=False)
+    assert batch.exit_code == 0, batch.output
+    assert json.loads(batch.stdout)["functions"] == 2
+    state = json.loads((tmp_path / "out" / "state.json").read_text())
+    assert sorted(state["results"]) == sorted(f"bench.c::{name}::serial" for _, name in hot_targets(tmp_path, 2))
 
 
 def test_without_perf_callgrind_is_chosen_and_the_reason_reported(tmp_path: Path,
