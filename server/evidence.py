@@ -61,7 +61,7 @@ def headline(verdict: dict[str, Any]) -> tuple[int | None, float | None]:
 
 
 WIDTH, HEIGHT = 360, 220
-_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 12, 26, 40
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 26, 26, 40
 _COLOURS = {"baseline": "#c62828", "candidate": "#1565c0"}
 
 
@@ -96,7 +96,7 @@ def scaling_svg(scaling: dict[str, Any] | None, compiler_alone: float | None = N
         x = px(p["size"])
         body.append(_text(x, _TOP + ph + 14, f"{p['size']:,}"))
     body.append(_text(_LEFT + pw / 2, HEIGHT - 6, "problem size n"))
-    body.append(_text(12, _TOP + ph / 2, "ms per call", extra=f' transform="rotate(-90 12 {_TOP + ph / 2:.1f})"'))
+    body.append(_text(12, _TOP + ph / 2, "time per call", extra=f' transform="rotate(-90 12 {_TOP + ph / 2:.1f})"'))
     legend_x = _LEFT + 6
     for i, (key, label) in enumerate((("baseline", "original"), ("candidate", "rewrite"))):
         colour = _COLOURS[key]
