@@ -108,6 +108,7 @@ class FunctionResult:
     summary: str
     original_code: str
     offer: Offer | None = None
+    samples: int = 0  # candidates the job sampled (0: not known)
 
 
 @dataclass
