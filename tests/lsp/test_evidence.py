@@ -87,3 +87,17 @@ async def test_a_job_that_found_nothing_offers_to_try_again_with_twice_the_sampl
         await asyncio.sleep(0.2)
         [again] = [a for a in await ed.actions(uri, line) if a.title.startswith("Try again")]
         assert again.title == "Try again with more samples (4)"
+
+
+def test_the_apply_title_headlines_the_speedup_at_the_users_size() -> None:
+    from perfalign.server.lsp._state import apply_title
+    from perfalign.server.verdict import Status, Verdict
+
+    verdict = Verdict(Status.FASTER, speedup=11.0, ci95=(9.5, 12.5), problem_size=5530, flags=["-O3"],
+                      compiler_alone=1.1)
+    assert apply_title(verdict).startswith("Apply verified rewrite: 11.0× faster (95% CI")
+    verdict.scaling = {"sizes": [], "growth": None, "headline": {"size": 3000, "speedup": 6.2, "target": True},
+                       "cost_s": 1.0, "note": ""}
+    title = apply_title(verdict)
+    assert title.startswith("Apply verified rewrite: 6.2× faster at your size n = 3,000 (11.0× at n = 5,530, 95% CI")
+    assert "-O3 -march=native alone 1.1×" in title
