@@ -37,8 +37,13 @@ def scaling_summary(scaling: dict[str, Any] | None, compiler_alone: float | None
     points = (scaling or {}).get("sizes") or []
     if points:
         growth = scaling.get("growth") or {}  # type: ignore[union-attr]
-        if growth.get("baseline") is not None or growth.get("candidate") is not None:
-            parts.append(f"≈ {growth_term(growth.get('baseline'))} → ≈ {growth_term(growth.get('candidate'))}")
+        before, after = growth.get("baseline"), growth.get("candidate")
+        if before is not None and after is not None:
+            parts.append(f"≈ {growth_term(before)} → ≈ {growth_term(after)}")
+        elif before is not None:
+            parts.append(f"the original ≈ {growth_term(before)} (the rewrite's calls are too short to tell its growth)")
+        elif after is not None:
+            parts.append(f"the rewrite ≈ {growth_term(after)} (the original's calls are too short to tell its growth)")
         first, last = points[0], points[-1]
         parts.append(f"{times(first['speedup'])} at n = {first['size']:,}, "
                      f"{times(last['speedup'])} at n = {last['size']:,}")

@@ -35,3 +35,8 @@ def test_the_plot_is_an_svg_with_both_versions_on_log_axes() -> None:
     assert (oy0 - oy1) / (ox1 - ox0) == __import__("pytest").approx(2 * (cy0 - cy1) / (cx1 - cx0), rel=0.01)
     assert "1,024" in svg and "32,768" in svg and "original ≈ n²" in svg and "rewrite ≈ n" in svg
     assert scaling_svg(None) == "" and scaling_svg({"sizes": SCALING["sizes"][:1]}) == ""
+
+
+def test_a_growth_too_short_to_tell_is_said_so() -> None:
+    short = {**SCALING, "growth": {"baseline": 1.98, "candidate": None}}
+    assert scaling_summary(short).startswith("the original ≈ n² (the rewrite's calls are too short to tell its growth)")

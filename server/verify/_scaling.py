@@ -5,9 +5,11 @@ function whose work grows with the size, the original and the candidate are
 timed again, interleaved and checked as in every session, at a quarter, a
 half, the problem size and twice it (where the arrays fit in the harness's
 memory cap and the calls stay short enough), and at the size the user gave
-(``target_size`` in the ``perfalign:`` comment or ``perfalign.toml``). A
-least-squares line through the log-log medians gives each version's growth
-exponent: an O(n²) original has about 2, an O(n) rewrite about 1.
+(``target_size`` in the ``perfalign:`` comment or ``perfalign.toml``). The
+speedup at each size is the median of its pairs' ratios, as in every
+session; the growth exponent of each version is the slope of a least-squares
+line through its CPU run time per call against the size on log-log axes (an
+O(n²) original has about 2, an O(n) rewrite about 1).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ SCALING_PAIRS = 5  # interleaved pairs of calls at each size (after one warm-up 
 SIZE_BUDGET_MS = 8000.0  # the original's estimated time for one size's calls; a size that needs more is left out
 MIN_SIZE = 8
 FLOOR_MS = 0.1  # calls shorter than this are mostly the cost of a call itself: left out of the growth fit
+FLOOR_TIMES = 5  # ... and so are calls shorter than this many times the cost of a call at the smallest size
 
 TimeSizes = Callable[[list[tuple[int, int]], float | None], "list[Timings] | Outcome"]
 
@@ -84,25 +87,28 @@ def measure_scaling(runner: Runner, prepared: Prepared, time_sizes: TimeSizes) -
         return None
     largest = max(prepared.cost(s) for s in sizes if math.isfinite(prepared.cost(s)))
     limit = runner.time_timeout(max(largest, prepared.baseline_ms))
-    timed = time_sizes([(s, SCALING_PAIRS) for s in sizes], limit)
+    # First a few calls at the smallest size: what a call costs with almost no work (the floor of every timing).
+    timed = time_sizes([(MIN_SIZE, SCALING_PAIRS)] + [(s, SCALING_PAIRS) for s in sizes], limit)
     if isinstance(timed, Outcome):
         if timed.kind == "timeout":
             return {"sizes": [], "growth": None, "headline": None, "cost_s": round(time.monotonic() - started, 3),
                     "note": f"not timed at several sizes: {timed.detail}"}
         return timed
+    probe, timed = timed[0], timed[1:]
+    floor = min(probe.baseline_run_ms + probe.candidate_run_ms) if probe.baseline_run_ms else 0.0
     points = []
-    fastest: list[tuple[int, float, float]] = []  # each size's fastest call of each version: load only adds time
+    fastest: list[tuple[int, float, float]] = []  # each size's least CPU time a call of each version took
     for s, t in zip(sizes, timed):
         if len(t.baseline_ms) < 3:
             continue
         c = compare(t.baseline_ms, [max(x, 1e-6) for x in t.candidate_ms])
         points.append({"size": s, "baseline_ms": round(c.baseline_ms, 5), "candidate_ms": round(c.candidate_ms, 5),
                        "speedup": round(c.speedup, 4), "pairs": len(t.baseline_ms)})
-        fastest.append((s, min(t.baseline_ms), min(t.candidate_ms)))
+        fastest.append((s, min(t.baseline_run_ms), min(t.candidate_run_ms)))
     if len(points) < 3:
         return None
-    growth = {"baseline": _exponent([(s, b) for s, b, _ in fastest]),
-              "candidate": _exponent([(s, c) for s, _, c in fastest])}
+    growth = {"baseline": _exponent([(s, b) for s, b, _ in fastest], floor),
+              "candidate": _exponent([(s, c) for s, _, c in fastest], floor)}
     pick = target if target is not None and any(p["size"] == target for p in points) else n
     head = next(p for p in points if p["size"] == pick)
     headline = {"size": pick, "speedup": head["speedup"], "target": pick == target}
@@ -110,13 +116,16 @@ def measure_scaling(runner: Runner, prepared: Prepared, time_sizes: TimeSizes) -
             "cost_s": round(time.monotonic() - started, 3), "note": "; ".join(notes)}
 
 
-def _exponent(points: list[tuple[int, float]]) -> float | None:
+def _exponent(points: list[tuple[int, float]], floor: float) -> float | None:
     """The slope of log(time) on log(size) over the calls long enough to time: the growth exponent, or None.
 
-    Each size's fastest call stands for it: a burst of load on the machine
-    only ever adds time, and five pairs are too few for a median to shed it.
+    Each size's call with the least CPU run time stands for it: run time
+    counts the work and not the waits of a loaded machine, and the least of
+    five sheds the rest of the noise. The run time of a call with almost no
+    work (``floor``, ms) is taken off, and calls within a few times of it are
+    left out: they time the call, not the work.
     """
-    usable = [(s, ms) for s, ms in points if ms >= FLOOR_MS]
+    usable = [(s, ms - floor) for s, ms in points if ms >= max(FLOOR_MS, FLOOR_TIMES * floor)]
     if len(usable) < 2 or usable[-1][0] < 2 * usable[0][0]:
         return None  # too short at most sizes to tell how it grows
     x = np.log([s for s, _ in usable])
