@@ -42,7 +42,13 @@ class Verdict:
     ``-O3 -march=native`` (None when not measured). ``one_thread_speedup`` is
     an OpenMP candidate's speedup with one thread; ``sessions`` one entry per
     timing session (``size``, ``threads``, ``status``, ``speedup``, ``ci95``,
-    ``p_value``).
+    ``p_value``). ``scaling``, for a ``faster`` candidate whose work grows
+    with the size: ``sizes`` (one entry per problem size: ``size``,
+    ``baseline_ms``, ``candidate_ms``, ``speedup``, ``pairs``), ``growth``
+    (``baseline`` and ``candidate``: the exponents of time against size on
+    log-log axes), ``headline`` (``size``, ``speedup`` and ``target``: whether
+    it is the size the user gave), ``cost_s`` and ``note``; None when not
+    measured.
     """
 
     status: Status
@@ -62,6 +68,7 @@ class Verdict:
     compiler_alone: float | None = None
     one_thread_speedup: float | None = None
     sessions: list[dict[str, Any]] = field(default_factory=list)
+    scaling: dict[str, Any] | None = None
 
     @property
     def verified(self) -> bool:

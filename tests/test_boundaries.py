@@ -27,7 +27,8 @@ SERVER_PKG = "perfalign.server"
 TRAINING_PKG = "perfalign.training"
 
 # The vocabulary every stage shares: public modules at the top of server/.
-SHARED = frozenset({"verdict", "records", "events", "settings", "paths", "errors", "llama_lib", "diffs", "files"})
+SHARED = frozenset({"verdict", "records", "events", "settings", "paths", "errors", "llama_lib", "diffs", "files",
+                    "evidence"})
 FRONT_ENDS = frozenset({"cli", "lsp"})
 _STAGES = ("cparse", "verify", "registry", "backends", "optimize", "store", "hotspots", "reports")
 # Which package may import which (every package may import the shared modules). It follows the loop:

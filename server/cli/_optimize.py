@@ -61,9 +61,12 @@ def _interval(candidate: Candidate) -> str:
 
 def _measured_at(verdict: Verdict) -> str:
     """Where the speedup was measured: the flags, and what the compiler alone gives there."""
+    from ..evidence import scaling_summary  # noqa: PLC0415
+
     text = f"measured at {' '.join(verdict.flags) or 'the compiler defaults'}"
-    if verdict.compiler_alone is not None:
-        text += f"; the compiler alone (-O3 -march=native on the original): {verdict.compiler_alone:.2f}×"
+    evidence = scaling_summary(verdict.scaling, verdict.compiler_alone)
+    if evidence:
+        text += f"; {evidence}"
     return text
 
 

@@ -109,11 +109,30 @@ def _print_human(verdict: Verdict, function: str) -> None:
     table.add_row("flags", escape(" ".join(verdict.flags)) or "(the compiler's defaults)")
     if verdict.compiler_alone is not None:
         table.add_row("compiler alone", f"{verdict.compiler_alone:.3f}x  (the original at -O3 -march=native)")
+    _scaling_rows(table, verdict)
     for i, session in enumerate(verdict.sessions, 1):
         low, high = session["ci95"]
         table.add_row(f"session {i}", f"{session['status']}: {session['speedup']:.3f}x (95% CI {low:.3f}-{high:.3f}), "
                                       f"size {session['size']}, {session['threads']} thread"
                                       f"{'s' if session['threads'] > 1 else ''}")
     phases = ", ".join(f"{k} {v:.2f} s" for k, v in verdict.phases.items())
+    if verdict.scaling and verdict.scaling.get("cost_s") is not None:
+        phases += f" (sizes {verdict.scaling['cost_s']:.2f} s of it)"
     table.add_row("took", phases)
     console.print(table)
+
+
+def _scaling_rows(table, verdict: Verdict) -> None:  # type: ignore[no-untyped-def]
+    """The growth with the size, beside the compiler alone; one row per size timed."""
+    from rich.markup import escape
+
+    from ..evidence import scaling_summary, times
+
+    if not verdict.scaling:
+        return
+    table.add_row("scaling", escape(scaling_summary(verdict.scaling, verdict.compiler_alone)))
+    head = verdict.scaling.get("headline") or {}
+    for point in verdict.scaling.get("sizes") or []:
+        mark = "  (your target size)" if head.get("target") and head.get("size") == point["size"] else ""
+        table.add_row(f"  n = {point['size']:,}", f"{point['baseline_ms']:.3f} ms -> {point['candidate_ms']:.3f} ms: "
+                                              f"{times(point['speedup'])} ({point['pairs']} pairs){mark}")

@@ -50,7 +50,8 @@ def _split_items(text: str) -> list[str]:
 
 
 def parse_annotations(comment: str) -> dict[str, Any]:
-    """Parse ``perfalign: size(a)=n*n, range(idx)=0..n-1, value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6, noalias``.
+    """Parse ``perfalign: size(a)=n*n, range(idx)=0..n-1, value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6, noalias``
+    (and ``target_size=32768``, the problem size whose speedup the user cares about).
 
     Returns ``{"size": {"a": "n*n"}, "range": {...}, "value": {...}, "min": {...}, "type": {...}, "tolerance": 1e-6}``;
     an item perfalign does not understand is kept under ``"unknown"`` so the verifier can say so.
@@ -74,6 +75,8 @@ def parse_annotations(comment: str) -> dict[str, Any]:
                     out["tolerance"] = float(value)
                 except ValueError:
                     out.setdefault("unknown", []).append(item)
+            elif key == "target_size" and not arg:
+                out["target_size"] = value  # the problem size the user cares about (checked by the plan)
             else:
                 out.setdefault("unknown", []).append(item)
     return out

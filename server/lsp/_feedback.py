@@ -48,6 +48,8 @@ class Suggestion:
     includes: list[str] = field(default_factory=list)  # headers the rewrite needs at the top of the file
     low: float | None = None  # lower end of the speedup's 95% interval: suggestions are ranked by it
     state: State = State.OFFERED
+    evidence: str = ""  # the growth with the size beside what the compiler alone gives, in words
+    plot: str = ""  # the same as an SVG plot of time against size (empty when not measured)
 
 
 Logged = list[tuple[Suggestion, Action]]

@@ -19,6 +19,7 @@ import functools
 import inspect
 import logging
 import os
+import secrets
 import sys
 import tempfile
 import threading
@@ -33,6 +34,7 @@ from pygls.uris import to_fs_path
 from .. import llama_lib
 from ..diffs import unified_diff
 from ..errors import PerfalignError, one_line
+from ..evidence import scaling_summary, scaling_svg
 from ..events import Finished, Outcome, Progress, VerdictReady
 from ..paths import home_dir
 from ._config import editor_section
@@ -54,6 +56,7 @@ from ._state import (
     MODE_VERB,
     NOTIFY_JOB_FINISHED,
     NOTIFY_SHOW_DIFF,
+    SOURCE,
     DocView,
     FunctionResult,
     Offer,
@@ -244,6 +247,33 @@ def _wanted(only: list[str] | None, kind: str) -> bool:
     return any(kind == o or kind.startswith(o + ".") for o in only)
 
 
+def _llm_tag(ls: PerfalignServer) -> list[types.CodeActionTag] | None:
+    """The model-generated tag (LSP 3.18), for clients that declare they know it."""
+    caps = ls.client_capabilities.text_document
+    action = caps.code_action if caps else None
+    support = action.tag_support if action else None
+    if support is not None and types.CodeActionTag.LlmGenerated in support.value_set:
+        return [types.CodeActionTag.LlmGenerated]
+    return None
+
+
+MAX_SAMPLES = 64  # the most candidates one job may sample (the setting's bound)
+
+
+def _retry_action(ls: PerfalignServer, params: types.CodeActionParams, result: FunctionResult,
+                  target: dict[str, Any]) -> types.CodeAction | None:
+    """"Try again with more samples" on a function whose job found nothing: a new seed, twice the samples."""
+    samples = min(MAX_SAMPLES, 2 * (result.samples or ls.settings.samples))
+    if result.samples >= MAX_SAMPLES:
+        return None
+    command = CMD_OPTIMIZE if result.mode == "serial" else CMD_PARALLELIZE
+    arg = {**target, "samples": samples, "seed": secrets.randbelow(1 << 31)}
+    title = f"Try again with more samples ({samples})"
+    why = [d for d in params.context.diagnostics if d.source == SOURCE and d.code == JobState.NONE.value]
+    return types.CodeAction(title=title, kind=MODE_KIND[result.mode], diagnostics=why or None,
+                            command=types.Command(title=title, command=command, arguments=[arg]), data=arg)
+
+
 def _resolve_edit_lazily(ls: PerfalignServer) -> bool:
     caps = ls.client_capabilities.text_document
     action = caps.code_action if caps else None
@@ -276,6 +306,7 @@ async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> li
     result = ls.results.get(uri, {}).get(name)
     if result is not None and result.offer is not None and same_code(span.info.text, result.original_code):
         lazy = _resolve_edit_lazily(ls)
+        tags = _llm_tag(ls)
         kind = MODE_KIND[result.mode]
         for rank, suggestion in enumerate(result.offer.offered):
             if not _wanted(only, kind):
@@ -287,6 +318,7 @@ async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> li
                 is_preferred=rank == 0,
                 command=types.Command(title=suggestion.title, command=CMD_APPLY, arguments=[{**ref, "applied": True}]),
                 data=ref,
+                tags=tags,
             )
             if not lazy:
                 apply.edit = ls.edit_for(uri, result, suggestion)
@@ -309,6 +341,11 @@ async def code_action(ls: PerfalignServer, params: types.CodeActionParams) -> li
             )
     job = ls.jobs.running(uri, name)
     target = {"uri": uri, "function": name, "line": span.first_line}
+    if (job is None and result is not None and result.status is JobState.NONE and result.offer is None
+            and same_code(span.info.text, result.original_code) and _wanted(only, MODE_KIND[result.mode])):
+        retry = _retry_action(ls, params, result, target)
+        if retry is not None:
+            actions.append(retry)
     # On a function the kept profile ranks hot, the two actions carry its diagnostic, and Optimize is preferred
     # unless a verified rewrite is on offer: clients list them first.
     hot = ls.hot_in(view).get(name)
@@ -417,7 +454,8 @@ async def start_job(ls: PerfalignServer, arg: dict[str, Any], mode: str) -> dict
         )
     ls.refresh_settings(announce=False)
     _warn_if_unsandboxed(ls)
-    job = Job(uri=uri, function=name, mode=mode, version=view.version)
+    job = Job(uri=uri, function=name, mode=mode, version=view.version, samples=_whole(arg.get("samples"), MAX_SAMPLES),
+              seed=_whole(arg.get("seed"), (1 << 31) - 1))
     # The previous result for this function is replaced: what it still offered goes unused.
     previous = ls.results.get(uri, {}).pop(name, None)
     if previous is not None and previous.offer is not None:
@@ -429,6 +467,13 @@ async def start_job(ls: PerfalignServer, arg: dict[str, Any], mode: str) -> dict
         ls.log(f"{name}: working on the editor's text, which is not saved")
     ls.jobs.start(job, functools.partial(_work, ls, view, span), functools.partial(on_event, ls), functools.partial(on_done, ls))
     return {"status": "started", "job": job.id, "function": name, "mode": mode}
+
+
+def _whole(value: Any, most: int) -> int | None:
+    """A whole number from 1 to ``most`` in a command's argument, else None (the setting applies)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most:
+        return value
+    return None
 
 
 def _warn_if_unsandboxed(ls: PerfalignServer) -> None:
@@ -495,6 +540,8 @@ def _work(ls: PerfalignServer, view: DocView, span: Span, job: Job) -> Iterator[
         mode=job.mode,
         source="lsp",
         workspace=ls.root,
+        samples=job.samples,
+        seed=job.seed,
     )
     yield from run_optimize(request, settings, backend=backend, store=store, cancel=job.cancel)
 
@@ -536,6 +583,8 @@ def _suggestion(ls: PerfalignServer, candidate: Any) -> Suggestion:
         speedup=verdict.speedup,
         includes=includes,
         low=verdict.ci95[0] if verdict.ci95 is not None else verdict.speedup,
+        evidence=scaling_summary(verdict.scaling, verdict.compiler_alone),
+        plot=scaling_svg(verdict.scaling, verdict.compiler_alone),
     )
 
 
@@ -647,7 +696,7 @@ def finish(ls: PerfalignServer, job: Job, finished: Any, pending: PendingJob | N
         status = JobState.FAILED if finished.outcome is Outcome.ERROR else JobState.NONE
         summary = f"perfalign: {finished.summary or f'no verified rewrite of {job.function}'}"
     ls.results.setdefault(job.uri, {})[job.function] = FunctionResult(
-        job.uri, job.function, job.mode, status, summary, original, offer
+        job.uri, job.function, job.mode, status, summary, original, offer, samples=job.samples or ls.settings.samples
     )
     ls.publish(job.uri)
     ls.tell(summary.removeprefix("perfalign: "), types.MessageType.Warning if status is JobState.FAILED else types.MessageType.Info)
@@ -735,9 +784,10 @@ async def show_diff_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     if ls.diff_notification:
         ls.protocol.notify(
             NOTIFY_SHOW_DIFF,
-            {"uri": uri, "original": result.original_code, "candidate": suggestion.code, "title": title},
+            {"uri": uri, "original": result.original_code, "candidate": suggestion.code, "title": title,
+             "evidence": suggestion.evidence, "plot": suggestion.plot},
         )
-        return {"status": "shown", "diff": diff}
+        return {"status": "shown", "diff": diff, "evidence": suggestion.evidence}
     folder = home_dir() / "diffs"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{_safe(result.function)}-{suggestion.key}.diff"
@@ -750,8 +800,8 @@ async def show_diff_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
             types.ShowDocumentParams(uri=from_fs_path(str(path)) or str(path), take_focus=True)
         )
     else:
-        ls.tell(f"diff of {title} written to {path}")
-    return {"status": "written", "path": str(path), "diff": diff}
+        ls.tell(f"diff of {title} written to {path}" + (f" ({suggestion.evidence})" if suggestion.evidence else ""))
+    return {"status": "written", "path": str(path), "diff": diff, "evidence": suggestion.evidence}
 
 
 def _safe(name: str) -> str:

@@ -48,6 +48,8 @@ class Job:
     thread: threading.Thread | None = None
     last_fraction: float = 0.0
     last_message: str = ""
+    samples: int | None = None  # candidates to sample (None: the setting); "Try again with more samples" doubles it
+    seed: int | None = None  # the sampling seed (None: from the clock)
 
     @property
     def key(self) -> tuple[str, str]:

@@ -109,6 +109,7 @@ class FunctionResult:
     summary: str
     original_code: str
     offer: Offer | None = None
+    samples: int = 0  # candidates the job sampled (0: not known)
 
 
 @dataclass
@@ -626,8 +627,14 @@ def apply_title(verdict: Any) -> str:
     title = "Apply verified rewrite"
     if verdict.speedup is None:
         return title
-    title += f": {verdict.speedup:.1f}× faster"
+    head = ((getattr(verdict, "scaling", None) or {}).get("headline")) or {}
     details = []
+    if head.get("target"):
+        # The user gave the size they care about: the headline is the speedup there.
+        title += f": {head['speedup']:.1f}× faster at your size n = {head['size']:,}"
+        details.append(f"{verdict.speedup:.1f}× at n = {verdict.problem_size:,}")
+    else:
+        title += f": {verdict.speedup:.1f}× faster"
     if verdict.ci95 is not None:
         details.append(f"95% CI {verdict.ci95[0]:.1f}–{verdict.ci95[1]:.1f}×")
     if verdict.threads and verdict.threads > 1:

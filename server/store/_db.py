@@ -286,7 +286,8 @@ class CandidateStore:
     def record_candidate(self, request_id: str, cand: CandidateRecord) -> str:
         """Log one candidate of a logged request; returns its id."""
         verdict = cand.verdict.to_dict()
-        extra = {k: v for k, v in verdict.items() if k not in VERDICT_COLUMNS and k not in {"ci95", "timings", "phases"}}
+        extra = {k: v for k, v in verdict.items()
+                 if k not in VERDICT_COLUMNS and k not in {"ci95", "timings", "phases", "scaling"}}
         ci = verdict.get("ci95")
         row: dict[str, Any] = {
             "id": new_id(),
@@ -309,6 +310,7 @@ class CandidateStore:
             "parent_id": cand.parent_id,
             "round_kind": cand.round_kind,
             "round_feedback": cand.round_feedback,
+            "evidence": json.dumps({"scaling": verdict["scaling"]}) if verdict.get("scaling") else None,
         }
         row.update({column: verdict.get(name) for name, column in VERDICT_COLUMNS.items()})
         row["detail"] = row["detail"] or ""

@@ -191,6 +191,12 @@ CREATE INDEX idx_reviews_other_id ON reviews (other_id)
     )
 
 
+@migrations()
+def m005_candidate_evidence(db: Database) -> None:
+    """A faster candidate's evidence: its timings at several problem sizes and their growth (JSON; NULL before)."""
+    _run(db, "ALTER TABLE candidates ADD COLUMN evidence TEXT")
+
+
 def known_names() -> list[str]:
     """The names of every migration this version of perfalign knows, in order."""
     return [m.name for m in migrations.pending(Database(memory=True))]

@@ -3,10 +3,13 @@
 The page loads nothing from anywhere: no scripts, no fonts, no stylesheets
 outside the file. Sections: summary, speedup distribution, acceptance over
 time, per-model comparison, per-mode table, review coverage (per function and
-per model) and the reviewed items, excluded ones marked.
+per model), the reviewed items, excluded ones marked, and the evidence of the
+latest verified rewrites (time against problem size, beside what the compiler
+alone gives).
 """
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from datetime import date, datetime, timedelta
@@ -14,6 +17,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..evidence import scaling_svg, scaling_summary, times
 from ._db import CandidateStore
 from ._stats import GroupStats, ReviewGroup, Stats, candidate_rows, compute
 
@@ -215,6 +219,43 @@ def _items_table(items: list[dict[str, Any]]) -> str:
     return (f"<table class=\"items\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+EVIDENCE_LIMIT = 20  # the latest verified rewrites whose evidence the report shows
+
+
+def evidence_items(store: CandidateStore, since: str | None = None) -> list[dict[str, Any]]:
+    """The latest faster candidates timed at several sizes, newest first, with their function and file."""
+    sql = (
+        "SELECT c.id, c.created_at, c.speedup, c.problem_size, c.evidence, c.verdict_extra, r.function, r.file_path"
+        " FROM candidates c JOIN requests r ON r.id = c.request_id"
+        " WHERE c.status = 'faster' AND c.evidence IS NOT NULL" + (" AND c.created_at >= ?" if since else "")
+        + f" ORDER BY c.created_at DESC, c.id DESC LIMIT {EVIDENCE_LIMIT}"
+    )
+    out = []
+    for row in store.query(sql, [since] if since else []):
+        scaling = json.loads(row["evidence"]).get("scaling")
+        if not scaling or not scaling.get("sizes"):
+            continue
+        alone = json.loads(row["verdict_extra"] or "{}").get("compiler_alone")
+        out.append({**row, "scaling": scaling, "compiler_alone": alone})
+    return out
+
+
+def _evidence(items: list[dict[str, Any]]) -> str:
+    if not items:
+        return ("<p>No verified rewrite has been timed at several sizes yet (a faster verdict on a function whose"
+                " work grows with the size is).</p>")
+    parts = []
+    for item in items:
+        head = f"{times(item['speedup'])} at n = {item['problem_size']:,}" if item["speedup"] else ""
+        parts.append(
+            f'<div class="evidence"><h3>{escape(item["function"])} <small>({escape(item["file_path"])}, '
+            f"<code>{escape(item['id'])}</code>, {escape(item['created_at'][:16])})</small></h3>"
+            f"<p>{escape(head)}; {escape(scaling_summary(item['scaling'], item['compiler_alone']))}</p>"
+            f"{scaling_svg(item['scaling'], item['compiler_alone'])}</div>"
+        )
+    return "".join(parts)
+
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 720px; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
@@ -225,11 +266,12 @@ svg { font-family: system-ui, sans-serif; }
 table.items td { text-align: left; }
 tr.excluded td { color: #b71c1c; text-decoration: line-through; }
 tr.excluded td:nth-child(3) { text-decoration: none; }
+div.evidence h3 { font-size: 1em; margin-bottom: 0.2em; }
 """
 
 
 def render(stats: Stats, rows: list[dict[str, Any]], db_path: str, generated_at: str,
-           reviewed: list[dict[str, Any]] | None = None) -> str:
+           reviewed: list[dict[str, Any]] | None = None, evidence: list[dict[str, Any]] | None = None) -> str:
     o = stats.overall
     coverage = stats.review
     statuses = "".join(f"<tr><td>{escape(s)}</td><td>{n}</td></tr>" for s, n in sorted(o.statuses.items()))
@@ -252,6 +294,10 @@ def render(stats: Stats, rows: list[dict[str, Any]], db_path: str, generated_at:
         ("reviewed", "Reviewed items",
          "<p>The latest decision on each reviewed candidate or pair; excluded items are left out of every export."
          "</p>" + _items_table(reviewed or [])),
+        ("evidence", "Evidence of verified rewrites",
+         f"<p>The latest {EVIDENCE_LIMIT} faster candidates timed at several problem sizes: the median time per"
+         " call of the original and of the rewrite at each size (log axes), their growth, and what rebuilding the"
+         " original at -O3 -march=native alone gives.</p>" + _evidence(evidence or [])),
     ]
     body = "".join(f'<section id="{sid}"><h2>{escape(title)}</h2>{html}</section>' for sid, title, html in sections)
     return (
@@ -268,7 +314,7 @@ def write_report(store: CandidateStore, out: str | Path, since: str | None = Non
 
     path = Path(out)
     html = render(compute(store, since), candidate_rows(store, since), store.path, utc_now(),
-                  reviewed_items(store, since))
+                  reviewed_items(store, since), evidence_items(store, since))
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(path)

@@ -134,6 +134,8 @@ class StoredCandidate:
             data["ci95"] = [row["ci_low"], row["ci_high"]]
         data["timings"] = json.loads(row["timings"])
         data["phases"] = json.loads(row["phases"])
+        if row.get("evidence"):  # NULL for candidates logged before evidence was kept, and for unmeasured ones
+            data["scaling"] = json.loads(row["evidence"]).get("scaling")
         return cls(
             id=row["id"],
             request_id=row["request_id"],

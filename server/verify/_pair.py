@@ -46,6 +46,9 @@ class Outcome:
 class Timings:
     baseline_ms: list[float] = field(default_factory=list)
     candidate_ms: list[float] = field(default_factory=list)
+    # CPU run time of each timed call (all threads, from the kernel): the work done, however loaded the machine.
+    baseline_run_ms: list[float] = field(default_factory=list)
+    candidate_run_ms: list[float] = field(default_factory=list)
 
 
 KNOWN_BYTES = 256 * 1024**2  # the most bytes of the original's check results kept for the next candidates
@@ -314,6 +317,7 @@ class Pair:
                     ledger.command(worker, marks[id(worker)], worker.usage())
                 order = (self.original, self.candidate) if k % 2 == 0 else (self.candidate, self.original)
                 took: dict[int, float] = {}
+                ran: dict[int, float] = {}
                 for worker in order:
                     other = self.candidate if worker is self.original else self.original
                     other.stop()
@@ -321,6 +325,7 @@ class Pair:
                     before = worker.usage()
                     took[id(worker)] = worker.call(timeout)
                     after = worker.usage()
+                    ran[id(worker)] = (after.run_s - before.run_s) * 1e3
                     worker.stop()
                     ledger.call(worker, before, after)
                     if worker is self.original:
@@ -348,6 +353,8 @@ class Pair:
                 to, tc = took[id(self.original)] * 1e3, took[id(self.candidate)] * 1e3 + charge_ms
                 out.baseline_ms.append(to)
                 out.candidate_ms.append(tc)
+                out.baseline_run_ms.append(ran[id(self.original)])
+                out.candidate_run_ms.append(ran[id(self.candidate)])
                 if tc > 2.0 * to:
                     slower += 1
                 r = len(out.baseline_ms)

@@ -98,6 +98,7 @@ class HarnessPlan:
     return_record: str = ""  # a returned struct, std::pair, std::tuple, std::complex or std::array, as written
     return_fields: list[str] = field(default_factory=list)  # a returned record's numbers, one name each
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
+    target_size: int | None = None  # the problem size the user cares about (annotation or perfalign.toml)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -130,7 +131,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     if unknown:
         raise HarnessError(
             f"cannot read the perfalign annotation {unknown[0]!r}; items look like size(a)=n*n, range(idx)=0..n-1, "
-            "value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6, noalias"
+            "value(k)=3, min(n)=1, type(T)=float, tolerance=1e-6, noalias, target_size=4096"
         )
     if info.is_method and not is_static_member(info):
         raise HarnessError(
@@ -234,6 +235,9 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         if k not in min_lengths:
             raise HarnessError(f"min({k}) must be a whole number, got {v!r}")
     tolerance = notes.get("tolerance")
+    target = notes.get("target_size")
+    if target is not None and (not str(target).strip().isdigit() or int(str(target).strip()) < 1):
+        raise HarnessError(f"target_size must be a whole number of 1 or more (a problem size), got {target!r}")
     return HarnessPlan(
         function=info,
         language=info.language,
@@ -247,6 +251,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         tolerance=float(tolerance) if tolerance is not None else None,
         noalias=bool(notes.get("noalias")),
         min_lengths=min_lengths,
+        target_size=int(str(target).strip()) if target is not None else None,
     )
 
 
@@ -281,6 +286,8 @@ def _merge_annotations(annotations: dict[str, Any], config: dict[str, Any]) -> d
             out.setdefault(key, {}).update({str(k): str(v) for k, v in value.items()})
         elif key == "tolerance":
             out["tolerance"] = value
+        elif key == "target_size":
+            out["target_size"] = value
         elif key == "noalias":
             if not isinstance(value, bool):
                 raise HarnessError("perfalign.toml: 'noalias' must be true or false")

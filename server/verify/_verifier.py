@@ -37,6 +37,7 @@ from ._prepare import Prepared, original_lockdown, prepare_original
 from ._project import project_route, verify_with_project
 from ._race import archer_available, race_in_candidate
 from ._runner import Runner, Stop
+from ._scaling import measure_scaling
 from ._sandbox import Cancelled
 from ._screen import screen
 from ._symbols import readable, replaced_functions
@@ -343,6 +344,13 @@ class FunctionVerifier:
             self.progress("timing the candidate at 1 thread")
             one_thread = self._session(prepared, exe, [(size, ONE_THREAD_REPS)], 1, timeout, limit, threads=1)[0][0]
             sessions.append(_session_entry(one_thread, size, 1))
+        scaling = None
+        if overall.status is Status.FASTER:
+            self.progress("timing both at several sizes")
+            scaling = measure_scaling(self.runner, prepared, lambda sizes, most: self._time(
+                prepared, exe, sizes, 1, timeout, most))
+            if isinstance(scaling, Outcome):
+                raise Stop(self._outcome_verdict(scaling))
         detail = _timing_detail(overall, len(timings.baseline_ms), self.threads, self.settings.threshold,
                                 sessions=1 if confirmed is None else 2)
         story = _sessions_story(first, confirmed, second_size, prepared)
@@ -372,6 +380,7 @@ class FunctionVerifier:
             compiler_alone=prepared.compiler_alone,
             one_thread_speedup=round(one_thread.speedup, 4) if one_thread is not None else None,
             sessions=sessions,
+            scaling=scaling,
         )
 
     def _session(self, prepared: Prepared, exe: Path, sizes: list[tuple[int, int]], warmups: int, timeout: float,

@@ -133,7 +133,8 @@ def test_report_is_a_self_contained_page_with_svg_plots(db: tuple[Path, dict[str
     assert code == 0 and str(out) in text
     page = _Page()
     page.feed(out.read_text())
-    assert list(page.sections) == ["summary", "speedups", "acceptance", "models", "modes", "review", "reviewed"]
+    assert list(page.sections) == ["summary", "speedups", "acceptance", "models", "modes", "review", "reviewed",
+                                   "evidence"]
     for plot in ("speedups", "acceptance", "models"):
         assert page.sections[plot].get("svg", 0) >= 1 and page.sections[plot].get("rect.bar", 0) >= 1, plot
     assert page.sections["models"]["svg"] == 2 and page.sections["models"]["table"] == 1
@@ -142,6 +143,35 @@ def test_report_is_a_self_contained_page_with_svg_plots(db: tuple[Path, dict[str
     assert page.sections["speedups"]["rect.bar"] == 4
     html = out.read_text()
     assert "qwen2.5-coder-1.5b+perf-dpo" in html
+
+
+SCALING = {"sizes": [{"size": s, "baseline_ms": 2e-6 * s * s, "candidate_ms": 1e-3 * s, "speedup": 2e-3 * s,
+                       "pairs": 5} for s in (1024, 2048, 4096, 8192)],
+           "growth": {"baseline": 2.01, "candidate": 0.98}, "headline": {"size": 4096, "speedup": 8.2, "target": False},
+           "cost_s": 1.2, "note": ""}
+
+
+def test_report_plots_time_against_size_for_a_rewrite_timed_at_several_sizes(tmp_path: Path) -> None:
+    from perfalign.server.verdict import Status
+    from tests.store.store_data import candidate, request, verdict
+
+    path = tmp_path / "perfalign.db"
+    with CandidateStore(path) as store:
+        rid = store.record_request(request())
+        timed = verdict(Status.FASTER, 8.2)
+        timed.scaling, timed.compiler_alone, timed.problem_size = SCALING, 1.31, 4096
+        store.record_candidate(rid, candidate(ROW_SUMS_FAST, timed))
+        store.record_candidate(rid, candidate(ROW_SUMS_FAST.replace("s +=", "s = s +"), verdict(Status.FASTER, 1.2)))
+    out = tmp_path / "report.html"
+    assert prefs("report", "-d", str(path), "-o", str(out))[0] == 0
+    page = _Page()
+    page.feed(out.read_text())
+    evidence = page.sections["evidence"]
+    assert evidence.get("svg") == 1 and evidence.get("polyline") == 2 and evidence.get("circle") == 8, evidence
+    html = out.read_text()
+    assert "≈ n² → ≈ n" in html and "2.0× at n = 1,024, 16× at n = 8,192" in html
+    assert "the compiler alone (-O3 -march=native on the original): 1.31×" in html  # beside the rewrite's
+    assert page.external == [] and "script" not in page.tags
 
 
 def test_report_of_an_empty_store_says_so(tmp_path: Path) -> None:

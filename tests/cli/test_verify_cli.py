@@ -27,6 +27,10 @@ def test_json_is_one_document_with_the_verdict_fields() -> None:
     assert verdict["status"] == "faster"
     assert verdict["ci95"][0] <= verdict["speedup"] <= verdict["ci95"][1]
     assert verdict["threads"] == 1 and verdict["mode"] == "serial"
+    # A faster verdict on a function whose work grows with the size carries its timings at several sizes.
+    sizes = [p["size"] for p in verdict["scaling"]["sizes"]]
+    assert len(sizes) >= 3 and verdict["problem_size"] in sizes
+    assert set(verdict["scaling"]["growth"]) == {"baseline", "candidate"}
 
 
 def test_a_rejected_candidate_still_exits_zero_with_its_reason() -> None:
@@ -45,6 +49,11 @@ def test_the_text_names_the_flags_the_sessions_and_the_compiler_alone() -> None:
     assert any(line.split()[:2] == ["flags", "-O3"] for line in lines), result.stdout
     assert any(line.startswith("compiler alone") for line in lines), result.stdout
     assert sum(line.startswith("session ") for line in lines) >= 2, result.stdout
+    assert any(line.startswith("scaling") for line in lines), result.stdout
+    text = " ".join(" ".join(lines).split())  # the table wraps long cells
+    assert "at n = " in text.split("scaling", 1)[1], result.stdout
+    assert "compiler alone (-O3" in text.split("scaling", 1)[1], result.stdout  # beside the growth
+    assert sum(line.lstrip().startswith("n = ") for line in lines) >= 3, result.stdout
 
 
 def test_openmp_mode_reports_threads() -> None:

@@ -127,6 +127,10 @@ def test_optimize_in_neovim_applies_the_verified_rewrite_and_logs_accepted(nvim:
     assert all(side["diff"] for side in result["diff"]["sides"])
     assert SLOW_LINE in result["diff"]["sides"][0]["text"]
     assert result["diff"]["sides"][1]["text"].strip() == FAST_C
+    # The evidence of the faster rewrite: how both grow with the size, beside what the compiler alone gives.
+    evidence = result["diff"]["evidence"]
+    assert "at n = " in evidence and "compiler alone" in evidence, result["diff"]
+    assert result["diff"]["sides"][0]["winbar"].startswith("original · ≈ "), result["diff"]
     # The rewrite is in the buffer and on disk; the server logged it as accepted.
     assert FAST_C in source.read_text()
     assert SLOW_LINE not in source.read_text()

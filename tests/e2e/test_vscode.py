@@ -243,6 +243,7 @@ def test_optimize_in_vscode_applies_the_verified_rewrite_and_logs_accepted(code_
     assert "Parallelize with OpenMP" in result["actionsBefore"]
     assert any(t.startswith("Apply verified rewrite") for t in result["actionsAfter"]), result["actionsAfter"]
     assert result["diffTab"], "Show diff opened no diff editor"
+    assert result["evidenceTab"].startswith("perfalign: row_sums"), result  # the evidence beside the diff
     # The server's progress was a notification with a Cancel button.
     toasts = _read_json(session.e2e / "notifications.json")
     assert any("Cancel" in t and "optimizing row_sums" in t for t in toasts), toasts

@@ -26,7 +26,8 @@ PERFALIGN = str(Path(sys.executable).parent / "perfalign")
 _ids = itertools.count()
 
 
-def capabilities(*, resolve_edit: bool = False, diff_notification: bool = True) -> types.ClientCapabilities:
+def capabilities(*, resolve_edit: bool = False, diff_notification: bool = True,
+                 tag_support: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             configuration=True,
@@ -45,6 +46,8 @@ def capabilities(*, resolve_edit: bool = False, diff_notification: bool = True) 
                 ),
                 resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"]) if resolve_edit else None,
                 data_support=True,
+                tag_support=types.CodeActionTagOptions(value_set=[types.CodeActionTag.LlmGenerated])
+                if tag_support else None,
             ),
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(),
         ),
@@ -96,11 +99,12 @@ class Editor:
     def close(self, uri: str) -> None:
         self.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
 
-    async def actions(self, uri: str, line: int, only: list[str] | None = None) -> list[types.CodeAction]:
+    async def actions(self, uri: str, line: int, only: list[str] | None = None,
+                      diagnostics: list[types.Diagnostic] | None = None) -> list[types.CodeAction]:
         params = types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri),
             range=types.Range(types.Position(line, 0), types.Position(line, 0)),
-            context=types.CodeActionContext(diagnostics=[], only=only),
+            context=types.CodeActionContext(diagnostics=diagnostics or [], only=only),
         )
         # Read the answer as an editor does: lsprotocol's converter takes any
         # item with a "command" key for a bare Command, so structure it here.
@@ -174,6 +178,7 @@ async def editor(
     resolve_edit: bool = False,
     diff_notification: bool = True,
     env: dict[str, str] | None = None,
+    tag_support: bool = False,
 ) -> AsyncIterator[Editor]:
     """Start ``perfalign serve`` on a copy of tests/workspace and initialize it."""
     root = tmp_path / "ws"
@@ -200,7 +205,8 @@ async def editor(
     try:
         ed.init = await client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities(resolve_edit=resolve_edit, diff_notification=diff_notification),
+                capabilities=capabilities(resolve_edit=resolve_edit, diff_notification=diff_notification,
+                                          tag_support=tag_support),
                 root_uri=from_fs_path(str(root)),
                 workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="ws")],
             )

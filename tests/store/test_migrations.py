@@ -201,3 +201,41 @@ def test_candidates_from_before_the_rounds_are_first_round_candidates(tmp_path: 
         with pytest.raises(StoreError):
             store.record_candidate(rid, record)
         assert store.check() == []
+
+
+def test_a_store_from_before_evidence_keeps_its_rows_and_its_exports(tmp_path: Path) -> None:
+    from sqlite_utils import Database
+
+    from perfalign.server.store import KINDS, export
+    from perfalign.server.store._migrations import migrations
+
+    path = tmp_path / "before.db"
+    build_v1(path)
+    db = Database(path)
+    migrations.apply(db, stop_before="m005_candidate_evidence")  # the schema as released before evidence
+    db.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE requests SET function_key = '0123456789abcdef'")
+    conn.commit()
+    conn.close()
+    with CandidateStore(path, prune=False) as store:
+        assert store.schema_version() == known_names() and known_names()[-1] == "m005_candidate_evidence"
+        assert store.query("SELECT evidence FROM candidates") == [{"evidence": None}]
+        old = store.get_candidate("01HV1CAND")
+        assert old.verdict.scaling is None and old.verdict.speedup == 1.5 and old.accepted
+        export(store, tmp_path / "after", KINDS, 10, None, False)
+        # A new faster candidate keeps its evidence in the new column, not among the verdict's other fields.
+        rid = store.record_request(request())
+        timed = verdict(Status.FASTER, 4.0)
+        timed.scaling = {"sizes": [{"size": 64, "baseline_ms": 1.0, "candidate_ms": 0.25, "speedup": 4.0,
+                                    "pairs": 5}], "growth": {"baseline": 2.0, "candidate": 1.0},
+                         "headline": {"size": 64, "speedup": 4.0, "target": False}, "cost_s": 0.5, "note": ""}
+        cid = store.record_candidate(rid, candidate(ROW_SUMS_FAST.replace("s +=", "s = s +"), timed))
+        row = store.query("SELECT evidence, verdict_extra FROM candidates WHERE id = ?", [cid])[0]
+        assert json.loads(row["evidence"]) == {"scaling": timed.scaling}
+        assert "scaling" not in json.loads(row["verdict_extra"])
+        assert store.get_candidate(cid).verdict.scaling == timed.scaling
+    # The old rows export as before: the export does not read the new column, and no row gains a field.
+    rows = [json.loads(line) for line in (tmp_path / "after" / "sft.jsonl").read_text().splitlines()]
+    assert [(r["candidate_id"], r["speedup"]) for r in rows] == [("01HV1CAND", 1.5)]
+    assert not any("scaling" in r or "evidence" in r for r in rows)

@@ -115,9 +115,11 @@ local function drive()
     return vim.fn.tabpagenr("$") == 2
   end)
   local wins = vim.api.nvim_tabpage_list_wins(0)
-  result.diff = { windows = #wins, title = vim.t.perfalign_diff_title, sides = {} }
+  result.diff = { windows = #wins, title = vim.t.perfalign_diff_title, evidence = vim.t.perfalign_diff_evidence,
+    sides = {} }
   for _, win in ipairs(wins) do
-    table.insert(result.diff.sides, { diff = vim.wo[win].diff, text = buffer_text(vim.api.nvim_win_get_buf(win)) })
+    table.insert(result.diff.sides, { diff = vim.wo[win].diff, text = buffer_text(vim.api.nvim_win_get_buf(win)),
+      winbar = vim.wo[win].winbar })
   end
   step("diff shown")
   screenshot("diff")

@@ -13,7 +13,9 @@ local function scratch(name, text, filetype)
   return buf
 end
 
---- Handler of the server's `perfalign/showDiff` notification {uri, original, candidate, title}.
+--- Handler of the server's `perfalign/showDiff` notification {uri, original, candidate, title, evidence, plot}.
+--- The evidence (how the time grows with the size, beside what the compiler alone gives) goes on the
+--- original's window bar and in the message; Neovim shows no SVG, so the plot is left to other clients.
 function M.show(params)
   local path = vim.uri_to_fname(params.uri)
   local filetype = vim.filetype.match({ filename = path }) or "c"
@@ -23,7 +25,8 @@ function M.show(params)
   vim.cmd.tabnew()
   local left = scratch(("perfalign://%d/original/%s"):format(n, base), params.original, filetype)
   vim.api.nvim_win_set_buf(0, left)
-  vim.wo.winbar = "original"
+  local evidence = type(params.evidence) == "string" and params.evidence or ""
+  vim.wo.winbar = evidence ~= "" and ("original · " .. evidence:gsub("%%", "%%%%")) or "original"
   vim.cmd.diffthis()
   vim.cmd("rightbelow vsplit")
   local right = scratch(("perfalign://%d/candidate/%s"):format(n, base), params.candidate, filetype)
@@ -31,7 +34,10 @@ function M.show(params)
   vim.wo.winbar = "candidate: " .. params.title:gsub("%%", "%%%%")
   vim.cmd.diffthis()
   vim.t.perfalign_diff_title = params.title
-  vim.notify("perfalign: " .. params.title .. " (original left, candidate right; :tabclose to leave)", vim.log.levels.INFO)
+  vim.t.perfalign_diff_evidence = evidence
+  local said = evidence ~= "" and ("; " .. evidence) or ""
+  vim.notify("perfalign: " .. params.title .. said .. " (original left, candidate right; :tabclose to leave)",
+    vim.log.levels.INFO)
 end
 
 return M

@@ -24,6 +24,7 @@ interface Result {
   startAnswer?: unknown;
   applyAnswer?: unknown;
   diffTab?: string;
+  evidenceTab?: string;
   settingsChange?: { pidBefore: unknown; pidAfter: unknown; threshold: unknown };
   reportTab?: string;
   cancelled?: { actionsAfter: string[] };
@@ -162,6 +163,15 @@ async function drive(dir: string, spec: Spec, result: Result): Promise<void> {
       return Promise.resolve(active?.input instanceof vscode.TabInputTextDiff ? active : undefined);
     });
     result.diffTab = tab.label;
+    // Beside the diff, the evidence panel: the growth with the size and the plot.
+    const evidence = await poll("the evidence panel", 30, () =>
+      Promise.resolve(
+        vscode.window.tabGroups.all
+          .flatMap((group) => group.tabs)
+          .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith("perfalign.evidence")),
+      ),
+    );
+    result.evidenceTab = evidence.label;
     step("diff shown");
     await screenshot(dir, "diff");
     await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
