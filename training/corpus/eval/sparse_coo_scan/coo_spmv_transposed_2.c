@@ -1,0 +1,15 @@
+#include <stddef.h>
+
+/* For a sparse n x n matrix given as nnz (row, column, value) triples in any order,
+ * y = A^T x; every row scans all the triples.
+ * perfalign: size(ri)=nnz, size(ci)=nnz, size(val)=nnz, range(ri)=0..n-1, range(ci)=0..n-1, size(x)=n, size(y)=n
+ */
+void coo_spmv_transposed_2(const int *ri, const int *ci, const double *val, long nnz, const double *x, double *y, long n) {
+    for (long i = 0; i < n; i++) {
+        double s = 0.0;
+        for (long k = 0; k < nnz; k++)
+            if (ci[k] == i)
+                s += val[k] * x[ri[k]];
+        y[i] = s;
+    }
+}

@@ -1,0 +1,13 @@
+#include <stddef.h>
+
+void bin_by_edges_i32(const int *v, const double *w, int n, double *h) {
+    for (int b = 0; b < 20; b++)
+        h[b] = 0;
+    for (int i = 0; i < n; i++) {
+        const long d = (long)v[i] - (-100);
+        int b = d < 0 ? 0 : (int)(d / 7);
+        if (b > 19)
+            b = 19;
+        h[b]+= w[i];
+    }
+}

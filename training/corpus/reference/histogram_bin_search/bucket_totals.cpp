@@ -1,0 +1,16 @@
+#include <cstddef>
+#include <vector>
+#include <array>
+
+void bucket_totals(const std::vector<short> &temps, std::array<int, 8> &bands) {
+    const std::size_t n = temps.size();
+    for (int b = 0; b < 8; b++)
+        bands[b] = 0;
+    for (std::size_t i = 0; i < n; i++) {
+        const long d = (long)temps[i] - (-40);
+        int b = d < 0 ? 0 : (int)(d / 3);
+        if (b > 7)
+            b = 7;
+        bands[b]++;
+    }
+}

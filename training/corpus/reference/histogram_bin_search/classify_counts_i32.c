@@ -1,0 +1,13 @@
+#include <stddef.h>
+
+void classify_counts_i32(const int *temps, long n, int *bands) {
+    for (int b = 0; b < 8; b++)
+        bands[b] = 0;
+    for (long i = 0; i < n; i++) {
+        const long d = (long)temps[i] - (-60);
+        int b = d < 0 ? 0 : (int)(d / 7);
+        if (b > 7)
+            b = 7;
+        bands[b]++;
+    }
+}

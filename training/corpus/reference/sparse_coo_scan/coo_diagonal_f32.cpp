@@ -1,0 +1,9 @@
+#include <cstddef>
+
+void coo_diagonal_f32(const long *ri, const long *ci, const float *val, int nnz, float *d, int n) {
+    for (int i = 0; i < n; i++)
+        d[i] = 0.0f;
+    for (int k = 0; k < nnz; k++)
+        if (ri[k] == ci[k])
+            d[ri[k]] += val[k];
+}

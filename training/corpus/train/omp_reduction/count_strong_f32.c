@@ -1,0 +1,13 @@
+#include <stddef.h>
+#include <math.h>
+
+/* count of exp(-v*v) over all elements, in one serial loop. */
+long count_strong_f32(const float *data, long count) {
+    long s = 0;
+    for (long i = 0; i < count; i++) {
+        const double v = data[i];
+        if (exp(-v * v) > 1.2)
+            s++;
+    }
+    return s;
+}
