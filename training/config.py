@@ -143,6 +143,7 @@ class CorpusConfig:
     verify: bool = opt(False, "Verify each reference against its original; keep only those found faster.")
     jobs: int = opt(1, "Functions verified in parallel.")
     max_verify: int = opt(0, "Verify at most this many functions in this run (0: all pending).")
+    reverify: list[str] = opt([], "Verify again the functions whose recorded status is this (e.g. not_significant).")
     verbose: bool = opt(False, "Print each verdict as it arrives.")
 
 

@@ -112,6 +112,11 @@ def test_verification_records_verdicts_and_a_rerun_skips_what_is_done(tmp_path: 
     assert second.verified_now == 0 and second.new == 0
     assert [json.loads(line) for line in (folder / corpus_gen.MANIFEST).read_text().splitlines()[1:]] == rows
     assert not list(folder.glob(".*.tmp"))  # written atomically: no temporary file left behind
+    # --reverify forgets the verdicts of one status, so a rerun (on a quieter machine) verifies them again
+    manifest = corpus_gen.read_manifest(folder)
+    status = generated[0]["verdict"]["status"]
+    assert corpus_gen.reverify(manifest, [status]) == sum(r["verdict"]["status"] == status for r in generated)
+    assert all(e["verdict"] is None and e["kept"] for e in manifest.entries.values() if e["id"] == generated[0]["id"])
 
 
 def test_a_broken_manifest_is_reported_with_what_to_do(tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ from ._types import Variant
 from .families import BY_NAME, EVAL_FAMILIES, FAMILIES, Family
 from .generate import Drawn, draw, examples_index
 from .manifest import MANIFEST, Manifest, read as read_manifest, write as write_manifest
-from .run import CORPUS_DIR, CorpusError, CorpusResult, main, verify_entry, verify_pending
+from .run import CORPUS_DIR, CorpusError, CorpusResult, main, reverify, verify_entry, verify_pending
 
 __all__ = [
     "BY_NAME", "CORPUS_DIR", "CorpusError", "CorpusResult", "Drawn", "EVAL_FAMILIES", "FAMILIES", "Family",
     "MANIFEST", "Manifest", "Variant", "dedup", "draw", "examples_index", "main", "read_manifest",
-    "verify_entry", "verify_pending", "write_manifest",
+    "reverify", "verify_entry", "verify_pending", "write_manifest",
 ]

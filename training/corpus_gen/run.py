@@ -30,6 +30,7 @@ class CorpusResult:
     families: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
     verified_now: int = 0
+    reset: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     seconds_per_function: float = 0.0
     splits: dict[str, int] = field(default_factory=dict)
@@ -40,7 +41,7 @@ class CorpusResult:
         per = f", {self.seconds_per_function:.1f} s per function verified" if self.verified_now else ""
         return (f"{self.functions} functions in {self.families} families ({self.new} new; "
                 f"{', '.join(f'{k} {v}' for k, v in sorted(self.splits.items()))}); {rejected} draws rejected; "
-                f"verdicts: {statuses}; {self.verified_now} verified now{per}; manifest {self.output / mf.MANIFEST}")
+                f"verdicts: {statuses}; {self.reset} reset, {self.verified_now} verified now{per}; manifest {self.output / mf.MANIFEST}")
 
 
 def verify_entry(folder: Path, entry: dict[str, Any], settings: Any) -> dict[str, Any]:
@@ -95,8 +96,11 @@ def verify_pending(folder: Path, manifest: mf.Manifest, jobs: int, limit: int = 
     def one(entry: dict[str, Any]) -> None:
         try:
             record = verify_entry(folder, entry, settings)
-        except Exception as exc:  # perfalign's own failure: recorded, the entry stays unverified for a rerun
+        except Exception as exc:  # perfalign's own failure: reported, the entry stays unverified for a rerun
             progress(f"{entry['id']}: verifier failed: {exc}")
+            return
+        if record["status"] == "unsupported" and "internal error in perfalign" in record["detail"]:
+            progress(f"{entry['id']}: left for a rerun: {record['detail'][:200]}")
             return
         with lock:
             entry["verdict"] = record
@@ -113,12 +117,25 @@ def verify_pending(folder: Path, manifest: mf.Manifest, jobs: int, limit: int = 
     return seconds
 
 
+def reverify(manifest: mf.Manifest, statuses: list[str]) -> int:
+    """Forget the verdicts with these statuses (say ``not_significant`` after a run on a loaded machine), so
+    this run writes their files again and verifies them anew. Returns how many were reset."""
+    reset = 0
+    for entry in manifest.entries.values():
+        verdict = entry.get("verdict")
+        if verdict and verdict["status"] in statuses:
+            entry["verdict"], entry["kept"] = None, True
+            reset += 1
+    return reset
+
+
 def main(config: Any) -> CorpusResult:
     folder = Path(config.out) if config.out else CORPUS_DIR
     try:
         manifest = mf.read(folder)
     except ValueError as exc:
         raise CorpusError(str(exc)) from None
+    reset = reverify(manifest, list(config.reverify))
     index = examples_index([Path(p) for p in config.eval_sets])
     try:
         drawing = draw(config.seed, config.count, list(config.families) or None, against=index,
@@ -137,7 +154,7 @@ def main(config: Any) -> CorpusResult:
     kept = [e for e in manifest.entries.values() if e.get("kept", True)]
     return CorpusResult(
         output=folder, functions=len(kept), new=new, families=len({e["family"] for e in kept}),
-        rejected=drawing.rejected, verified_now=len(seconds), statuses=dict(statuses),
+        rejected=drawing.rejected, verified_now=len(seconds), reset=reset, statuses=dict(statuses),
         seconds_per_function=sum(seconds) / len(seconds) if seconds else 0.0,
         splits=dict(Counter(e["split"] for e in kept)),
     )
