@@ -72,7 +72,7 @@ def quadratic_to_counting(rng: random.Random) -> Variant:
     if ctx.lang == "c":
         t, K = rng.choice([("unsigned char", 256), ("unsigned short", 1024), ("int", 100), ("int", 1000),
                            ("unsigned", 4096)])
-        ann = f"\nperfalign: range({v})=0..{K - 1}"
+        ann = f"\nperfalign: size({v})={n}, range({v})=0..{K - 1}"
     else:
         t, K = rng.choice(["int", "long", "unsigned"]), 0
         ann = ""

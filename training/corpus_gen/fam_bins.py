@@ -67,8 +67,8 @@ def histogram_bin_search(rng: random.Random) -> Variant:
             f"        int b = 0;\n        while (b + 1 < {nb} && {v}[i] >= {lo} + (b + 1) * {width})\n            b++;\n"
             f"        {h}[b]{inc};\n    }}\n")
     ref = (f"    for (int b = 0; b < {nb}; b++)\n        {h}[b] = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n"
-           f"        const long d = (long){v}[i] - ({lo});\n        int b = d < 0 ? 0 : (int)(d / {width});\n"
-           f"        if (b > {nb - 1})\n            b = {nb - 1};\n        {h}[b]{inc};\n    }}\n")
+           f"        const long d = (long){v}[i] - ({lo});\n        const long q = d < 0 ? 0 : d / {width};\n"
+           f"        const int b = q > {nb - 1} ? {nb - 1} : (int)q;\n        {h}[b]{inc};\n    }}\n")
     if ctx.vec:
         sig = (f"void {name}(const std::vector<{t}> &{v}{', const std::vector<double> &w' if weighted else ''}, "
                f"std::array<{ct}, {nb}> &{h})")

@@ -21,8 +21,10 @@ def sparse_coo_scan(rng: random.Random) -> Variant:
                            "row_nnz": ["coo_row_counts", "entries_per_row"],
                            "row_abs": ["coo_row_abs_sums", "sparse_row_norms1"],
                            "diag": ["coo_diagonal", "sparse_diag"]}[op], t)
-    base = f"const {it} *{R}, const {it} *{Cc}, const {t} *{V}, {I} nnz"
-    ann = f"size({R})=nnz, size({Cc})=nnz, size({V})=nnz, range({R})=0..n-1, range({Cc})=0..n-1"
+    per_row = rng.choice([2, 3, 4, 8])
+    base = f"const {it} *{R}, const {it} *{Cc}, const {t} *{V}"
+    ann = (f"size({R})={per_row}*n, size({Cc})={per_row}*n, size({V})={per_row}*n, range({R})=0..n-1, "
+           f"range({Cc})=0..n-1")
     if op == "spmv":
         sig = f"void {name}({base}, const {t} *x, {t} *y, {I} n)"
         ann += ", size(x)=n, size(y)=n"
@@ -53,15 +55,16 @@ def sparse_coo_scan(rng: random.Random) -> Variant:
         inner, outer_init = f"if ({R}[k] == i && {Cc}[k] == i)\n                s += {V}[k];", f"{t} s = {lit(t, 0)};"
         fin, ref_init, ref_step = "d[i] = s;", f"d[i] = {lit(t, 0)};", f"if ({R}[k] == {Cc}[k])\n            d[{R}[k]] += {V}[k];"
         what = "the diagonal (duplicates summed)"
-    orig = (f"    for ({I} i = 0; i < n; i++) {{\n        {outer_init}\n        for ({I} k = 0; k < nnz; k++)\n"
+    nnz = f"    const {I} nnz = {per_row} * n;\n"
+    orig = (f"{nnz}    for ({I} i = 0; i < n; i++) {{\n        {outer_init}\n        for ({I} k = 0; k < nnz; k++)\n"
             f"            {inner}\n        {fin}\n    }}\n")
-    ref = (f"    for ({I} i = 0; i < n; i++)\n        {ref_init}\n    for ({I} k = 0; k < nnz; k++)\n"
+    ref = (f"{nnz}    for ({I} i = 0; i < n; i++)\n        {ref_init}\n    for ({I} k = 0; k < nnz; k++)\n"
            f"        {ref_step}\n")
     head = ctx.headers(math=op == "row_abs")
-    note = ctx.comment(f"For a sparse n x n matrix given as nnz (row, column, value) triples in any order,\n"
+    note = ctx.comment(f"For a sparse n x n matrix given as {per_row} * n (row, column, value) triples in any order,\n"
                        f"{what}; every row scans all the triples.\nperfalign: {ann}")
     return Variant(name, ctx.lang, f"{head}{note}{sig} {{\n{orig}}}\n", f"{head}{sig} {{\n{ref}}}\n",
-                   {"type": t, "index_type": it, "op": op, "idx": I})
+                   {"type": t, "index_type": it, "op": op, "per_row": str(per_row), "idx": I})
 
 
 def div_mod_index(rng: random.Random) -> Variant:

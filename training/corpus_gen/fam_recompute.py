@@ -193,7 +193,8 @@ def window_recompute(rng: random.Random) -> Variant:
     setup = ctx.length_decl(n, x) + ctx.size_output(out, n, o_t)
     head = ctx.headers() + define
     where = f"x[i-{W}+1..i]" if trailing else f"x[i..i+{W})"
-    note = ctx.comment(f"out[i] = {op} over the window {where} (clipped at the ends), re-summed for every i.")
+    ann = f"\nperfalign: range({x})=-1000..1000" if t in ("double", "float") else ""
+    note = ctx.comment(f"out[i] = {op} over the window {where} (clipped at the ends), re-summed for every i.{ann}")
     return Variant(name, ctx.lang, f"{head}{note}{sig} {{\n{setup}{orig}}}\n", f"{head}{sig} {{\n{setup}{ref}}}\n",
                    {"type": t, "op": op, "width": str(W), "trailing": str(trailing), "idx": I})
 
@@ -208,7 +209,7 @@ def pow_to_recurrence(rng: random.Random) -> Variant:
     if op == "poly":
         name = pick_name(rng, ["poly_eval", "evaluate_polynomial", "poly_values"], t)
         sig = f"void {name}(const {t} *c, {I} degree, const {t} *x, {t} *y, {I} n)"
-        ann = "size(c)=degree+1, size(x)=n, size(y)=n"
+        ann = "size(c)=degree+1, size(x)=n, size(y)=n, range(x)=-2..2, range(c)=-2..2"
         orig = (f"    for ({I} i = 0; i < n; i++) {{\n        {t} acc = {lit(t, 0)};\n"
                 f"        for ({I} k = 0; k <= degree; k++)\n            acc += c[k] * {pw}(x[i], {ctx.cast(t, 'k')});\n"
                 f"        y[i] = acc;\n    }}\n")

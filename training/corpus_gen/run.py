@@ -129,6 +129,18 @@ def reverify(manifest: mf.Manifest, statuses: list[str]) -> int:
     return reset
 
 
+def prune(folder: Path, manifest: mf.Manifest, drawn: set[str], families: set[str]) -> int:
+    """Drop the unverified rows (and files) of these families that this draw no longer makes (a template
+    changed); verified rows stay with their verdicts."""
+    stale = [e for e in manifest.entries.values() if e["family"] in families and e.get("reference")
+             and e.get("verdict") is None and e["id"] not in drawn]
+    for entry in stale:
+        (folder / entry["file"]).unlink(missing_ok=True)
+        (folder / entry["reference"]).unlink(missing_ok=True)
+        del manifest.entries[entry["id"]]
+    return len(stale)
+
+
 def main(config: Any) -> CorpusResult:
     folder = Path(config.out) if config.out else CORPUS_DIR
     try:
@@ -144,6 +156,7 @@ def main(config: Any) -> CorpusResult:
         raise CorpusError(str(exc)) from None
     manifest.header = {**manifest.header, **header(config.seed, config.count, config.threshold),
                        "rejected": drawing.rejected}
+    pruned = prune(folder, manifest, {d.id for d in drawing.drawn}, {d.family.name for d in drawing.drawn})
     new = write_files(folder, drawing.drawn, manifest) + seed_rows(folder, manifest, index)
     mf.write(folder, manifest)
     progress = (lambda m: print(m, file=sys.stderr, flush=True)) if config.verbose else (lambda m: None)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 /* Sort into descending order with insertion sort: O(n^2). */
+/* perfalign: noalias */
 void insertion_sort_desc(unsigned *data, int len) {
     for (int i = 1; i < len; i++) {
         unsigned key = data[i];

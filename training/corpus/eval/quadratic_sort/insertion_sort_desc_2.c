@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 /* Sort into descending order with insertion sort: O(n^2). */
+/* perfalign: noalias */
 void insertion_sort_desc_2(unsigned *keys, size_t count) {
     for (size_t i = 1; i < count; i++) {
         unsigned key = keys[i];

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 /* Sort into descending order with selection sort: O(n^2). */
+/* perfalign: noalias */
 void order_data(unsigned *data, size_t len) {
     for (size_t i = 0; i < len; i++) {
         size_t best = i;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 // Sort into ascending order with selection sort: O(n^2).
+// perfalign: noalias
 void selection_sort_asc(long *data, std::size_t len) {
     for (std::size_t i = 0; i < len; i++) {
         std::size_t best = i;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 /* Sort into ascending order with selection sort: O(n^2). */
+/* perfalign: noalias */
 void selection_sort_i64(long long *keys, size_t count) {
     for (size_t i = 0; i < count; i++) {
         size_t best = i;

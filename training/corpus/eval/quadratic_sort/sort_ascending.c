@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 /* Sort into ascending order with insertion sort: O(n^2). */
+/* perfalign: noalias */
 void sort_ascending(long *a, int n) {
     for (int i = 1; i < n; i++) {
         long key = a[i];

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 // Sort into ascending order with selection sort: O(n^2).
+// perfalign: noalias
 void sort_ascending_2(std::vector<long long> &keys) {
     const std::size_t count = keys.size();
     for (std::size_t i = 0; i < count; i++) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 // Sort into ascending order with bubble sort: O(n^2).
+// perfalign: noalias
 void sort_ascending_u32(std::vector<unsigned> &v) {
     const std::size_t n = v.size();
     for (std::size_t i = 0; i < n; i++)

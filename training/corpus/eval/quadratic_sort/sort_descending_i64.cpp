@@ -4,6 +4,7 @@
 #include <functional>
 
 // Sort into descending order with bubble sort: O(n^2).
+// perfalign: noalias
 void sort_descending_i64(std::vector<long long> &data) {
     const std::size_t len = data.size();
     for (std::size_t i = 0; i < len; i++)

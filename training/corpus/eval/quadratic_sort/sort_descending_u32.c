@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 /* Sort into descending order with selection sort: O(n^2). */
+/* perfalign: noalias */
 void sort_descending_u32(unsigned *data, int len) {
     for (int i = 0; i < len; i++) {
         int best = i;

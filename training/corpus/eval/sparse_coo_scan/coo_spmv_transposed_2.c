@@ -1,10 +1,11 @@
 #include <stddef.h>
 
-/* For a sparse n x n matrix given as nnz (row, column, value) triples in any order,
+/* For a sparse n x n matrix given as 2 * n (row, column, value) triples in any order,
  * y = A^T x; every row scans all the triples.
- * perfalign: size(ri)=nnz, size(ci)=nnz, size(val)=nnz, range(ri)=0..n-1, range(ci)=0..n-1, size(x)=n, size(y)=n
+ * perfalign: size(ri)=2*n, size(ci)=2*n, size(val)=2*n, range(ri)=0..n-1, range(ci)=0..n-1, size(x)=n, size(y)=n, noalias
  */
-void coo_spmv_transposed_2(const int *ri, const int *ci, const double *val, long nnz, const double *x, double *y, long n) {
+void coo_spmv_transposed_2(const int *ri, const int *ci, const double *val, const double *x, double *y, long n) {
+    const long nnz = 2 * n;
     for (long i = 0; i < n; i++) {
         double s = 0.0;
         for (long k = 0; k < nnz; k++)

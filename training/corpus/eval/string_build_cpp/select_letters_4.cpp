@@ -2,6 +2,7 @@
 #include <string>
 
 // Keep the vowel characters, appending with out = out + c: O(n^2).
+// perfalign: noalias
 void select_letters_4(const std::string &in, std::string &clean) {
     clean = "";
     for (std::size_t i = 0; i < in.size(); i++) {

@@ -2,6 +2,7 @@
 #include <string>
 
 // Remove the lower characters in place, erasing them one at a time: O(n^2).
+// perfalign: noalias
 void squeeze_out(std::string &in) {
     std::size_t i = 0;
     while (i < in.size()) {

@@ -2,6 +2,7 @@
 #include <string>
 
 // Remove the vowel characters in place, erasing them one at a time: O(n^2).
+// perfalign: noalias
 void strip_vowel(std::string &line) {
     std::size_t i = 0;
     while (i < line.size()) {

@@ -8,9 +8,8 @@ void banded_histogram_3(const std::vector<long> &v, std::array<long, 16> &h) {
         h[b] = 0;
     for (std::size_t i = 0; i < n; i++) {
         const long d = (long)v[i] - (-100);
-        int b = d < 0 ? 0 : (int)(d / 5);
-        if (b > 15)
-            b = 15;
+        const long q = d < 0 ? 0 : d / 5;
+        const int b = q > 15 ? 15 : (int)q;
         h[b]++;
     }
 }

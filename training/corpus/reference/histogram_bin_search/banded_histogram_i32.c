@@ -5,9 +5,8 @@ void banded_histogram_i32(const int *x, long n, long *hist) {
         hist[b] = 0;
     for (long i = 0; i < n; i++) {
         const long d = (long)x[i] - (0);
-        int b = d < 0 ? 0 : (int)(d / 10);
-        if (b > 7)
-            b = 7;
+        const long q = d < 0 ? 0 : d / 10;
+        const int b = q > 7 ? 7 : (int)q;
         hist[b]++;
     }
 }

@@ -8,9 +8,8 @@ void banded_histogram_i64(const std::vector<long> &v, std::array<long, 30> &h) {
         h[b] = 0;
     for (std::size_t i = 0; i < n; i++) {
         const long d = (long)v[i] - (0);
-        int b = d < 0 ? 0 : (int)(d / 5);
-        if (b > 29)
-            b = 29;
+        const long q = d < 0 ? 0 : d / 5;
+        const int b = q > 29 ? 29 : (int)q;
         h[b]++;
     }
 }

@@ -5,9 +5,8 @@ void bin_by_edges_i32(const int *v, const double *w, int n, double *h) {
         h[b] = 0;
     for (int i = 0; i < n; i++) {
         const long d = (long)v[i] - (-100);
-        int b = d < 0 ? 0 : (int)(d / 7);
-        if (b > 19)
-            b = 19;
+        const long q = d < 0 ? 0 : d / 7;
+        const int b = q > 19 ? 19 : (int)q;
         h[b]+= w[i];
     }
 }

@@ -8,9 +8,8 @@ void bucket_totals(const std::vector<short> &temps, std::array<int, 8> &bands) {
         bands[b] = 0;
     for (std::size_t i = 0; i < n; i++) {
         const long d = (long)temps[i] - (-40);
-        int b = d < 0 ? 0 : (int)(d / 3);
-        if (b > 7)
-            b = 7;
+        const long q = d < 0 ? 0 : d / 3;
+        const int b = q > 7 ? 7 : (int)q;
         bands[b]++;
     }
 }

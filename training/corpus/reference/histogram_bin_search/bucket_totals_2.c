@@ -5,9 +5,8 @@ void bucket_totals_2(const int *v, long n, long *h) {
         h[b] = 0;
     for (long i = 0; i < n; i++) {
         const long d = (long)v[i] - (-100);
-        int b = d < 0 ? 0 : (int)(d / 7);
-        if (b > 11)
-            b = 11;
+        const long q = d < 0 ? 0 : d / 7;
+        const int b = q > 11 ? 11 : (int)q;
         h[b]++;
     }
 }

@@ -5,9 +5,8 @@ void bucket_totals_i32(const int *v, const double *w, long n, double *h) {
         h[b] = 0;
     for (long i = 0; i < n; i++) {
         const long d = (long)v[i] - (0);
-        int b = d < 0 ? 0 : (int)(d / 3);
-        if (b > 29)
-            b = 29;
+        const long q = d < 0 ? 0 : d / 3;
+        const int b = q > 29 ? 29 : (int)q;
         h[b]+= w[i];
     }
 }

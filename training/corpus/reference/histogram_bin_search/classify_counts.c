@@ -5,9 +5,8 @@ void classify_counts(const long *x, long n, int *hist) {
         hist[b] = 0;
     for (long i = 0; i < n; i++) {
         const long d = (long)x[i] - (-60);
-        int b = d < 0 ? 0 : (int)(d / 12);
-        if (b > 11)
-            b = 11;
+        const long q = d < 0 ? 0 : d / 12;
+        const int b = q > 11 ? 11 : (int)q;
         hist[b]++;
     }
 }

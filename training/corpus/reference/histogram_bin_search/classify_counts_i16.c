@@ -5,9 +5,8 @@ void classify_counts_i16(const short *v, const double *w, size_t n, double *h) {
         h[b] = 0;
     for (size_t i = 0; i < n; i++) {
         const long d = (long)v[i] - (0);
-        int b = d < 0 ? 0 : (int)(d / 12);
-        if (b > 19)
-            b = 19;
+        const long q = d < 0 ? 0 : d / 12;
+        const int b = q > 19 ? 19 : (int)q;
         h[b]+= w[i];
     }
 }

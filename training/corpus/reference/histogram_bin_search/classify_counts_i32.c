@@ -5,9 +5,8 @@ void classify_counts_i32(const int *temps, long n, int *bands) {
         bands[b] = 0;
     for (long i = 0; i < n; i++) {
         const long d = (long)temps[i] - (-60);
-        int b = d < 0 ? 0 : (int)(d / 7);
-        if (b > 7)
-            b = 7;
+        const long q = d < 0 ? 0 : d / 7;
+        const int b = q > 7 ? 7 : (int)q;
         bands[b]++;
     }
 }

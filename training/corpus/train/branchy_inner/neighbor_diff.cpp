@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // Backward differences with index tests in the loop body.
+// perfalign: noalias
 void neighbor_diff(const int *x, int *d, long n) {
     for (long i = 0; i < n; i++) {
         if (i == 0)

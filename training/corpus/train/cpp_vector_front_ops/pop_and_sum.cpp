@@ -2,6 +2,7 @@
 #include <vector>
 
 // Consume the vector from the front with erase(begin()), summing with changing weights: O(n^2).
+// perfalign: noalias
 double pop_and_sum(std::vector<double> &items) {
     double s = 0;
     double w = 1;

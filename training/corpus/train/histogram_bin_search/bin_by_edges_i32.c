@@ -2,7 +2,7 @@
 
 /* Histogram over 20 bins of width 7 from -100 (the last bin takes the rest);
  * each value walks the bin edges from the first.
- * perfalign: size(h)=20
+ * perfalign: size(h)=20, noalias
  */
 void bin_by_edges_i32(const int *v, const double *w, int n, double *h) {
     for (int b = 0; b < 20; b++)

@@ -2,7 +2,7 @@
 
 /* Histogram over 12 bins of width 7 from -100 (the last bin takes the rest);
  * each value walks the bin edges from the first.
- * perfalign: size(h)=12
+ * perfalign: size(h)=12, noalias
  */
 void bucket_totals_2(const int *v, long n, long *h) {
     for (int b = 0; b < 12; b++)

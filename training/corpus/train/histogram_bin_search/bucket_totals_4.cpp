@@ -4,6 +4,7 @@
 
 // Histogram over 8 bins of width 5 from 0 (the last bin takes the rest);
 // each value walks the bin edges from the first.
+// perfalign: noalias
 void bucket_totals_4(const std::vector<short> &temps, std::array<long, 8> &bands) {
     const std::size_t n = temps.size();
     for (int b = 0; b < 8; b++)

@@ -2,7 +2,7 @@
 
 /* Histogram over 8 bins of width 7 from -60 (the last bin takes the rest);
  * each value walks the bin edges from the first.
- * perfalign: size(bands)=8
+ * perfalign: size(bands)=8, noalias
  */
 void classify_counts_i32(const int *temps, long n, int *bands) {
     for (int b = 0; b < 8; b++)

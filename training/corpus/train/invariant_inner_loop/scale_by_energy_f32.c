@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* Scale x by a gain computed from gw[0..ng); the gain is recomputed for every element.
- * perfalign: size(x)=n, size(y)=n, size(gw)=ng
+ * perfalign: size(x)=n, size(y)=n, size(gw)=ng, noalias
  */
 void scale_by_energy_f32(const float *x, float *y, int n, const float *gw, int ng) {
     for (int i = 0; i < n; i++) {

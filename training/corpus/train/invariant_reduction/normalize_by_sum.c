@@ -1,6 +1,7 @@
 #include <stddef.h>
 
 /* Each element divided by the sum of all elements; the reduction is recomputed for every element. */
+/* perfalign: noalias */
 void normalize_by_sum(const float *src, float *dst, long n) {
     for (long i = 0; i < n; i++) {
         double total = 0.0;

@@ -3,6 +3,7 @@
 #include <vector>
 
 // Each element divided by the largest magnitude; the reduction is recomputed for every element.
+// perfalign: noalias
 void scale_to_unit(const std::vector<double> &a, std::vector<double> &b) {
     const std::size_t n = a.size();
     b.assign(n, 0.0);

@@ -3,6 +3,7 @@
 #include <vector>
 
 // Each element divided by the largest magnitude; the reduction is recomputed for every element.
+// perfalign: noalias
 void scale_to_unit_f32(const std::vector<float> &src, std::vector<float> &dst) {
     const std::size_t n = src.size();
     dst.assign(n, 0.0f);

@@ -2,6 +2,7 @@
 #include <cmath>
 
 // Each element divided by the largest magnitude; the reduction is recomputed for every element.
+// perfalign: noalias
 void scale_to_unit_f64(const double *x, double *out, long n) {
     for (long i = 0; i < n; i++) {
         double big = 0.0;

@@ -2,6 +2,7 @@
 #include <cmath>
 
 // Each element divided by the largest magnitude; the reduction is recomputed for every element.
+// perfalign: noalias
 void scale_to_unit_f64_2(const double *x, double *out, int n) {
     for (int i = 0; i < n; i++) {
         double big = 0.0;

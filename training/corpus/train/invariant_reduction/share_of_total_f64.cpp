@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // Each element divided by the sum of all elements; the reduction is recomputed for every element.
+// perfalign: noalias
 void share_of_total_f64(const double *v, double *w, int n) {
     for (int i = 0; i < n; i++) {
         double total = 0.0;

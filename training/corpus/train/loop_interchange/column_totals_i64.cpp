@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // Sum of squares of each column of a row-major rows x cols array; the inner loop strides across the layout.
-// perfalign: size(a)=rows*cols, size(out)=cols
+// perfalign: size(a)=rows*cols, size(out)=cols, noalias
 void column_totals_i64(const long *a, long *out, int rows, int cols) {
     for (int j = 0; j < cols; j++) {
         long acc = 0;

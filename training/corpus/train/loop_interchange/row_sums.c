@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* Sum of each row of a row-major height x width array; the inner loop strides across the layout.
- * perfalign: size(a)=height*width, size(out)=height
+ * perfalign: size(a)=height*width, size(out)=height, noalias
  */
 void row_sums(const int *a, long *out, size_t height, size_t width) {
     for (size_t i = 0; i < height; i++)

@@ -2,7 +2,7 @@
 
 /* Element-wise update of a d0 x d1 x d2 array stored with the last index fastest;
  * the loops run i-k-j, so the innermost loop strides.
- * perfalign: size(a)=d0*d1*d2, size(b)=d0*d1*d2, size(out)=d0*d1*d2
+ * perfalign: size(a)=d0*d1*d2, size(b)=d0*d1*d2, size(out)=d0*d1*d2, noalias
  */
 void blend_fields_i32(const int *a, const int *b, int *out, long d0, long d1, long d2) {
     for (long i = 0; i < d0; i++)

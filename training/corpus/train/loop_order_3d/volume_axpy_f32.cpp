@@ -2,7 +2,7 @@
 
 // Element-wise update of a d0 x d1 x d2 array stored with the last index fastest;
 // the loops run k-i-j, so the innermost loop strides.
-// perfalign: size(a)=d0*d1*d2, size(b)=d0*d1*d2, size(out)=d0*d1*d2
+// perfalign: size(a)=d0*d1*d2, size(b)=d0*d1*d2, size(out)=d0*d1*d2, noalias
 void volume_axpy_f32(const float *a, const float *b, float *out, long d0, long d1, long d2) {
     for (long k = 0; k < d2; k++)
         for (long i = 0; i < d0; i++)

@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* C = A B for n x n row-major matrices, i-j-k order: the inner loop walks down a column.
- * perfalign: size(a)=n*n, size(b)=n*n, size(c)=n*n
+ * perfalign: size(a)=n*n, size(b)=n*n, size(c)=n*n, noalias
  */
 void mat_mul(const int *a, const int *b, int *c, size_t n) {
     for (size_t i = 0; i < n; i++)

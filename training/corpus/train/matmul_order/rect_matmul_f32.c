@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* C = A B for an m x p and a p x q matrix, i-j-k order: the inner loop walks down a column.
- * perfalign: size(a)=m*p, size(b)=p*q, size(c)=m*q
+ * perfalign: size(a)=m*p, size(b)=p*q, size(c)=m*q, noalias
  */
 void rect_matmul_f32(const float *a, const float *b, float *c, long m, long p, long q) {
     for (long i = 0; i < m; i++)

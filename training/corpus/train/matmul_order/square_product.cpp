@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // C = A B for n x n row-major matrices, i-j-k order: the inner loop walks down a column.
-// perfalign: size(a)=n*n, size(b)=n*n, size(c)=n*n
+// perfalign: size(a)=n*n, size(b)=n*n, size(c)=n*n, noalias
 void square_product(const long *a, const long *b, long *c, long n) {
     for (long i = 0; i < n; i++)
         for (long j = 0; j < n; j++) {

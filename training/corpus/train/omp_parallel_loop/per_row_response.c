@@ -2,7 +2,7 @@
 #include <math.h>
 
 /* For each row of a rows x cols array, the sum of exp(-v*v); every iteration is independent.
- * perfalign: size(a)=rows*cols, size(out)=rows
+ * perfalign: size(a)=rows*cols, size(out)=rows, noalias
  */
 void per_row_response(const double *a, double *out, int rows, int cols) {
     for (int i = 0; i < rows; i++) {

@@ -2,7 +2,7 @@
 #include <math.h>
 
 /* For each row of a rows x cols array, the sum of log1p(v*v); every iteration is independent.
- * perfalign: size(a)=rows*cols, size(out)=rows
+ * perfalign: size(a)=rows*cols, size(out)=rows, noalias
  */
 void row_transform_sums(const double *a, double *out, long rows, long cols) {
     for (long i = 0; i < rows; i++) {

@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // Histogram of 16 bins; the data is scanned once per bin.
-// perfalign: size(bins)=16
+// perfalign: size(bins)=16, noalias
 void count_per_bin(const double *x, long len, int *bins) {
     for (int b = 0; b < 16; b++) {
         bins[b] = 0;

@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // Histogram of 32 bins; the data is scanned once per bin.
-// perfalign: size(bins)=32
+// perfalign: size(bins)=32, noalias
 void count_per_bin_u16(const unsigned short *x, int len, long *bins) {
     for (int b = 0; b < 32; b++) {
         bins[b] = 0;

@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* Histogram of 24 bins; the data is scanned once per bin.
- * perfalign: size(h)=24
+ * perfalign: size(h)=24, noalias
  */
 void histogram(const unsigned *v, size_t n, int *h) {
     for (int b = 0; b < 24; b++) {

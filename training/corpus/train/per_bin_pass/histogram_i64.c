@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* Histogram of 52 bins; the data is scanned once per bin.
- * perfalign: size(counts)=52, range(data)=-100..100
+ * perfalign: size(counts)=52, range(data)=-100..100, noalias
  */
 void histogram_i64(const long *data, int n, unsigned *counts) {
     for (int b = 0; b < 52; b++) {

@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* Histogram of 12 bins; the data is scanned once per bin.
- * perfalign: size(bins)=12, range(x)=-100..100
+ * perfalign: size(bins)=12, range(x)=-100..100, noalias
  */
 void histogram_i64_2(const long *x, size_t len, unsigned *bins) {
     for (int b = 0; b < 12; b++) {

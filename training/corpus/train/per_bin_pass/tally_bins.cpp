@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // Histogram of 64 bins; the data is scanned once per bin.
-// perfalign: size(bins)=64
+// perfalign: size(bins)=64, noalias
 void tally_bins(const unsigned *x, std::size_t len, long *bins) {
     for (int b = 0; b < 64; b++) {
         bins[b] = 0;

@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* Histogram of 100 bins; the data is scanned once per bin.
- * perfalign: size(hist)=100
+ * perfalign: size(hist)=100, noalias
  */
 void tally_bins_2(const unsigned *px, int npix, long *hist) {
     for (int b = 0; b < 100; b++) {

@@ -2,6 +2,7 @@
 #include <vector>
 
 // out[i] = min of in[0..i], recomputed from scratch for every i.
+// perfalign: noalias
 void prefix_min_f32(const std::vector<float> &data, std::vector<float> &result) {
     const std::size_t n = data.size();
     result.assign(n, 0.0f);

@@ -2,6 +2,7 @@
 #include <vector>
 
 // out[i] = min of in[0..i], recomputed from scratch for every i.
+// perfalign: noalias
 void running_low(const std::vector<long> &a, std::vector<long> &p) {
     const std::size_t n = a.size();
     p.assign(n, 0);

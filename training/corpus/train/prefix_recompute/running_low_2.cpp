@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // out[i] = min of in[0..i], recomputed from scratch for every i.
+// perfalign: noalias
 void running_low_2(const float *a, float *p, std::size_t n) {
     for (std::size_t i = 0; i < n; i++) {
         float s = a[i];

@@ -1,6 +1,7 @@
 #include <stddef.h>
 
 /* out[i] = max of in[i..n), recomputed from scratch for every i. */
+/* perfalign: noalias */
 void suffix_max(const long *x, long *acc, size_t n) {
     for (size_t i = 0; i < n; i++) {
         long s = x[i];

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* Number of distinct values, by comparing elements pairwise: O(n^2).
- * perfalign: range(ids)=0..99
+ * perfalign: size(ids)=count, range(ids)=0..99
  */
 long count_distinct(const int *ids, size_t count) {
     long c = 0;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* Number of pairs i < j with equal values, by comparing elements pairwise: O(n^2).
- * perfalign: range(codes)=0..99
+ * perfalign: size(codes)=n, range(codes)=0..99
  */
 long count_equal_pairs(const int *codes, int n) {
     long c = 0;

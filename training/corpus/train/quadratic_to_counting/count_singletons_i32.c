@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* Number of values that occur exactly once, by comparing elements pairwise: O(n^2).
- * perfalign: range(codes)=0..99
+ * perfalign: size(codes)=n, range(codes)=0..99
  */
 long count_singletons_i32(const int *codes, int n) {
     long c = 0;

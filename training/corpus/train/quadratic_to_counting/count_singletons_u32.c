@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* Number of values that occur exactly once, by comparing elements pairwise: O(n^2).
- * perfalign: range(ids)=0..4095
+ * perfalign: size(ids)=count, range(ids)=0..4095
  */
 long count_singletons_u32(const unsigned *ids, long count) {
     long c = 0;

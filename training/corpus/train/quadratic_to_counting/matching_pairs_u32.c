@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* Number of pairs i < j with equal values, by comparing elements pairwise: O(n^2).
- * perfalign: range(codes)=0..4095
+ * perfalign: size(codes)=n, range(codes)=0..4095
  */
 long matching_pairs_u32(const unsigned *codes, size_t n) {
     long c = 0;

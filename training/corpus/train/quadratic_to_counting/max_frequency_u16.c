@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* How often the most frequent value occurs, by comparing elements pairwise: O(n^2).
- * perfalign: range(v)=0..1023
+ * perfalign: size(v)=n, range(v)=0..1023
  */
 long max_frequency_u16(const unsigned short *v, size_t n) {
     long best = 0;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* How often the most frequent value occurs, by comparing elements pairwise: O(n^2).
- * perfalign: range(codes)=0..99
+ * perfalign: size(codes)=n, range(codes)=0..99
  */
 long mode_count_i32(const int *codes, long n) {
     long best = 0;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 /* How often the most frequent value occurs, by comparing elements pairwise: O(n^2).
- * perfalign: range(codes)=0..1023
+ * perfalign: size(codes)=n, range(codes)=0..1023
  */
 long most_repeats_u16(const unsigned short *codes, long n) {
     long best = 0;

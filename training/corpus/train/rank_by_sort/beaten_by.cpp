@@ -3,6 +3,7 @@
 #include <algorithm>
 
 // pos[i] = how many elements x[j] satisfy x[j] > x[i], by scanning all of x: O(n^2).
+// perfalign: noalias
 void beaten_by(const std::vector<unsigned> &a, std::vector<long> &pos) {
     const std::size_t len = a.size();
     pos.assign(len, 0);

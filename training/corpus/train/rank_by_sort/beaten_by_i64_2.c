@@ -3,6 +3,7 @@
 #include <string.h>
 
 /* pos[i] = how many elements x[j] satisfy x[j] > x[i], by scanning all of x: O(n^2). */
+/* perfalign: noalias */
 void beaten_by_i64_2(const long *a, long *pos, int len) {
     for (int i = 0; i < len; i++) {
         long c = 0;

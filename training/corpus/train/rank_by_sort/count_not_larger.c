@@ -3,6 +3,7 @@
 #include <string.h>
 
 /* place[i] = how many elements x[j] satisfy x[j] <= x[i], by scanning all of x: O(n^2). */
+/* perfalign: noalias */
 void count_not_larger(const short *score, long *place, long n) {
     for (long i = 0; i < n; i++) {
         long c = 0;

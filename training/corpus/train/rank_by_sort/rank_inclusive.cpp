@@ -3,6 +3,7 @@
 #include <algorithm>
 
 // below[i] = how many elements x[j] satisfy x[j] <= x[i], by scanning all of x: O(n^2).
+// perfalign: noalias
 void rank_inclusive(const std::vector<unsigned> &v, std::vector<long> &below) {
     const std::size_t n = v.size();
     below.assign(n, 0);

@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // A 5-point stencil on an ny x nx grid with bounds tests for every neighbour.
-// perfalign: size(u)=ny*nx, size(v)=ny*nx
+// perfalign: size(u)=ny*nx, size(v)=ny*nx, noalias
 void diffuse_grid_f64(const double *u, double *v, int ny, int nx) {
     for (int i = 0; i < ny; i++)
         for (int j = 0; j < nx; j++) {

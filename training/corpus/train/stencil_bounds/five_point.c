@@ -1,7 +1,7 @@
 #include <stddef.h>
 
 /* A 5-point stencil on an ny x nx grid with bounds tests for every neighbour.
- * perfalign: size(u)=ny*nx, size(v)=ny*nx
+ * perfalign: size(u)=ny*nx, size(v)=ny*nx, noalias
  */
 void five_point(const double *u, double *v, long ny, long nx) {
     for (long i = 0; i < ny; i++)

@@ -1,7 +1,7 @@
 #include <cstddef>
 
 // A 5-point stencil on an ny x nx grid with bounds tests for every neighbour.
-// perfalign: size(u)=ny*nx, size(v)=ny*nx
+// perfalign: size(u)=ny*nx, size(v)=ny*nx, noalias
 void laplace_2d_f32(const float *u, float *v, long ny, long nx) {
     for (long i = 0; i < ny; i++)
         for (long j = 0; j < nx; j++) {

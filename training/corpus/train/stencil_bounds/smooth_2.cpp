@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // A 7-point weighted stencil (missing neighbours count as 0).
+// perfalign: noalias
 void smooth_2(const float *in, float *out, int n) {
     static const float wt[7] = {3.0f, 2.0f, 3.0f, 2.0f, 3.0f, 2.0f, 3.0f};
     for (int i = 0; i < n; i++) {

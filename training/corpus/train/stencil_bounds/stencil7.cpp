@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // A 7-point weighted stencil (missing neighbours count as 0).
+// perfalign: noalias
 void stencil7(const double *in, double *out, long n) {
     static const double wt[7] = {1.0, 2.0, 2.0, 6.0, 2.0, 2.0, 1.0};
     for (long i = 0; i < n; i++) {

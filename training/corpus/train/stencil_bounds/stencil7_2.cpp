@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // A 7-point weighted stencil (missing neighbours count as 0).
+// perfalign: noalias
 void stencil7_2(const double *in, double *out, int n) {
     static const double wt[7] = {2.0, 2.0, 2.0, 4.0, 2.0, 2.0, 2.0};
     for (int i = 0; i < n; i++) {

@@ -1,6 +1,7 @@
 #include <cstddef>
 
 // A 5-point weighted stencil (missing neighbours count as 0).
+// perfalign: noalias
 void weighted_neighbors_f32(const float *in, float *out, long n) {
     static const float wt[5] = {2.0f, 2.0f, 4.0f, 2.0f, 2.0f};
     for (long i = 0; i < n; i++) {

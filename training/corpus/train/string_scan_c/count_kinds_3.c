@@ -2,7 +2,7 @@
 #include <string.h>
 
 /* Count upper, space, hex_letter and other characters; strlen() runs on every iteration.
- * perfalign: size(counts)=4
+ * perfalign: size(counts)=4, noalias
  */
 void count_kinds_3(const char *str, long *counts) {
     for (int k = 0; k < 4; k++)

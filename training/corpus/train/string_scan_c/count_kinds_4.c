@@ -2,7 +2,7 @@
 #include <string.h>
 
 /* Count upper, space, vowel and other characters; strlen() runs on every iteration.
- * perfalign: size(counts)=4
+ * perfalign: size(counts)=4, noalias
  */
 void count_kinds_4(const char *text, long *counts) {
     for (int k = 0; k < 4; k++)

@@ -4,6 +4,7 @@
 constexpr std::size_t SPAN = 24;
 
 // out[i] = mean over the window x[i..i+24) (clipped at the ends), re-summed for every i.
+// perfalign: range(samples)=-1000..1000, noalias
 void box_mean_f32(const std::vector<float> &samples, std::vector<float> &level) {
     const std::size_t n = samples.size();
     level.assign(n, 0.0f);

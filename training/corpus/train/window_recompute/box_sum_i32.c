@@ -3,6 +3,7 @@
 #define WIN 64
 
 /* out[i] = sum over the window x[i..i+64) (clipped at the ends), re-summed for every i. */
+/* perfalign: noalias */
 void box_sum_i32(const int *samples, long *level, long n) {
     for (long i = 0; i < n; i++) {
         long s = 0;

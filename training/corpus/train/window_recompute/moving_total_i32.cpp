@@ -3,6 +3,7 @@
 constexpr std::size_t WIN = 32;
 
 // out[i] = sum over the window x[i-32+1..i] (clipped at the ends), re-summed for every i.
+// perfalign: noalias
 void moving_total_i32(const int *in, long *out, long n) {
     for (long i = 0; i < n; i++) {
         long s = 0;
