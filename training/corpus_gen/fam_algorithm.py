@@ -35,7 +35,8 @@ def pairwise_closed_form(rng: random.Random) -> Variant:
         name = pick_name(rng, ["sum_abs_pair_diffs", "total_pair_gap", "gini_numerator"], t)
         pair = f"{acc} d = ({acc}){a}[i] - ({acc}){a}[j];\n                s += d < 0 ? -d : d;"
         if ctx.lang == "c":
-            ref = (f"    {t} *s_ = ({t} *)malloc(({n} > 0 ? {n} : 1) * sizeof({t}));\n    if (!s_)\n        return -1;\n"
+            ref = (f"    {t} *s_ = ({t} *)malloc(({n} > 0 ? {n} : 1) * sizeof({t}));\n    if (!s_)\n"
+                   f"        return -1;\n"
                    f"    memcpy(s_, {a}, {n} * sizeof({t}));\n    qsort(s_, {n}, sizeof({t}), cmp_{t});\n"
                    f"    {acc} s = 0, before = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n"
                    f"        s += ({acc})s_[i] * ({acc})i - before;\n        before += s_[i];\n    }}\n"
@@ -83,8 +84,10 @@ def quadratic_to_counting(rng: random.Random) -> Variant:
                            "max_freq": ["max_frequency", "mode_count", "most_repeats"]}[op], t)
     if op == "distinct":
         orig = (f"    long c = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n        int seen = 0;\n"
-                f"        for ({I} j = 0; j < i; j++)\n            if ({v}[j] == {v}[i]) {{\n                seen = 1;\n"
-                f"                break;\n            }}\n        if (!seen)\n            c++;\n    }}\n    return c;\n")
+                f"        for ({I} j = 0; j < i; j++)\n            if ({v}[j] == {v}[i]) {{\n"
+                f"                seen = 1;\n"
+                f"                break;\n            }}\n        if (!seen)\n            c++;\n    }}\n"
+                f"    return c;\n")
     elif op == "equal_pairs":
         orig = (f"    long c = 0;\n    for ({I} i = 0; i < {n}; i++)\n        for ({I} j = i + 1; j < {n}; j++)\n"
                 f"            if ({v}[i] == {v}[j])\n                c++;\n    return c;\n")
@@ -101,7 +104,8 @@ def quadratic_to_counting(rng: random.Random) -> Variant:
                 f"    for ({I} i = 0; i < {n}; i++)\n        seen_[{v}[i]]++;\n"
         fold = {"distinct": "if (seen_[k] > 0) c++;", "equal_pairs": "c += seen_[k] * (seen_[k] - 1) / 2;",
                 "singletons": "if (seen_[k] == 1) c++;", "max_freq": "if (seen_[k] > c) c = seen_[k];"}[op]
-        ref = f"{table}    long c = 0;\n    for (int k = 0; k < {K}; k++)\n        {fold}\n    free(seen_);\n    return c;\n"
+        ref = (f"{table}    long c = 0;\n    for (int k = 0; k < {K}; k++)\n        {fold}\n"
+               f"    free(seen_);\n    return c;\n")
         extra: tuple[str, ...] = ("stdlib.h",)
     else:
         fold = {"distinct": "c++;", "equal_pairs": "c += e.second * (e.second - 1) / 2;",
@@ -257,7 +261,8 @@ def early_exit(rng: random.Random) -> Variant:
         extra_p = ""
         ret = "long"
         orig = (f"    long found = -1;\n    for ({I} i = 1; i < {n}; i++)\n        for ({I} j = 0; j < i; j++)\n"
-                f"            if (found < 0 && {x}[j] == {x}[i])\n                found = (long)i;\n    return found;\n")
+                f"            if (found < 0 && {x}[j] == {x}[i])\n                found = (long)i;\n"
+                f"    return found;\n")
         ref = (f"    for ({I} i = 1; i < {n}; i++)\n        for ({I} j = 0; j < i; j++)\n"
                f"            if ({x}[j] == {x}[i])\n                return (long)i;\n    return -1;\n")
         what = "Index of the first element equal to an earlier one (-1 if none); keeps scanning after it"

@@ -39,7 +39,8 @@ def per_bin_pass(rng: random.Random) -> Variant:
     name = pick_name(rng, ["histogram", "bin_counts", "tally_bins", "count_per_bin"], t)
     kfn = f"{key}"
     orig = (f"    for (int b = 0; b < {nb}; b++) {{\n        {h}[b] = 0;\n        for ({I} i = 0; i < {n}; i++) {{\n"
-            f"            const int k = {kfn};\n            if (k == b)\n                {h}[b]++;\n        }}\n    }}\n")
+            f"            const int k = {kfn};\n            if (k == b)\n                {h}[b]++;\n        }}\n"
+            f"    }}\n")
     ref = (f"    for (int b = 0; b < {nb}; b++)\n        {h}[b] = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n"
            f"        const int k = {kfn};\n        {h}[k]++;\n    }}\n")
     sig = f"void {name}(const {t} *{v}, {I} {n}, {ct} *{h})"
@@ -64,7 +65,8 @@ def histogram_bin_search(rng: random.Random) -> Variant:
     name = pick_name(rng, ["bin_by_edges", "banded_histogram", "classify_counts", "bucket_totals"], t)
     inc = "+= w[i]" if weighted else "++"
     orig = (f"    for (int b = 0; b < {nb}; b++)\n        {h}[b] = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n"
-            f"        int b = 0;\n        while (b + 1 < {nb} && {v}[i] >= {lo} + (b + 1) * {width})\n            b++;\n"
+            f"        int b = 0;\n        while (b + 1 < {nb} && {v}[i] >= {lo} + (b + 1) * {width})\n"
+            f"            b++;\n"
             f"        {h}[b]{inc};\n    }}\n")
     ref = (f"    for (int b = 0; b < {nb}; b++)\n        {h}[b] = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n"
            f"        const long d = (long){v}[i] - ({lo});\n        const long q = d < 0 ? 0 : d / {width};\n"
@@ -134,7 +136,8 @@ def branchy_inner(rng: random.Random) -> Variant:
         sig = f"{acc} {name}(const {t} *x, {I} n, {t} lo, {t} hi)"
         orig = (f"    {acc} s = {lit(acc, 0)};\n    for ({I} i = 0; i < n; i++) {{\n        {t} v = x[i];\n"
                 f"        if (v < lo) {{\n            s += lo;\n        }} else {{\n            if (v > hi)\n"
-                f"                s += hi;\n            else\n                s += v;\n        }}\n    }}\n    return s;\n")
+                f"                s += hi;\n            else\n                s += v;\n        }}\n    }}\n"
+                f"    return s;\n")
         ref = (f"    {acc} s = {lit(acc, 0)};\n    for ({I} i = 0; i < n; i++) {{\n        {t} v = x[i];\n"
                f"        s += v < lo ? lo : (v > hi ? hi : v);\n    }}\n    return s;\n")
         what = "Sum of x clamped to [lo, hi], the clamp written as nested branches"

@@ -65,7 +65,8 @@ def loop_interchange(rng: random.Random) -> Variant:
             if order[0] == target:
                 return _loops(ctx, order, bounds, f"acc += {term};", f"        {acc_t} acc = {lit(acc_t, 0)};\n",
                               f"        out[{target}] = acc;\n")
-            init = f"    for ({ctx.idx} {target} = 0; {target} < {tn}; {target}++)\n        out[{target}] = {lit(acc_t, 0)};\n"
+            init = (f"    for ({ctx.idx} {target} = 0; {target} < {tn}; {target}++)\n"
+                    f"        out[{target}] = {lit(acc_t, 0)};\n")
             return init + _loops(ctx, order, bounds, f"out[{target}] += {term};")
 
         orig, ref = reduce(slow), reduce(fast)

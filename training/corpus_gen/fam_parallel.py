@@ -35,7 +35,8 @@ def omp_reduction(rng: random.Random) -> Variant:
     if op == "sum":
         ret, init, step, clause = "double", "double s = 0.0;", f"s += {f};", "reduction(+ : s)"
     elif op == "max":
-        ret, init, step, clause = "double", "double s = -1e300;", f"const double r = {f};\n        if (r > s)\n            s = r;", "reduction(max : s)"
+        ret, init, clause = "double", "double s = -1e300;", "reduction(max : s)"
+        step = f"const double r = {f};\n        if (r > s)\n            s = r;"
     else:
         ret, init, step, clause = "long", "long s = 0;", f"if ({f} > 1.2)\n            s++;", "reduction(+ : s)"
     loop = (f"    for ({I} i = 0; i < {n}; i++) {{\n        const double v = {x}[i];\n        {step}\n    }}\n")
@@ -126,16 +127,20 @@ def stencil_bounds(rng: random.Random) -> Variant:
         orig = (f"    for ({I} i = 0; i < ny; i++)\n        for ({I} j = 0; j < nx; j++) {{\n"
                 f"            {t} s = {lit(t, 0)};\n"
                 f"            if (i > 0) s += u[(i - 1) * nx + j];\n            if (j > 0) s += u[i * nx + j - 1];\n"
-                f"            if (j + 1 < nx) s += u[i * nx + j + 1];\n            if (i + 1 < ny) s += u[(i + 1) * nx + j];\n"
+                f"            if (j + 1 < nx) s += u[i * nx + j + 1];\n"
+                f"            if (i + 1 < ny) s += u[(i + 1) * nx + j];\n"
                 f"            v[i * nx + j] = s - {c} * u[i * nx + j];\n        }}\n")
         edge = (f"            {t} s = {lit(t, 0)};\n"
                 f"            if (i > 0) s += u[(i - 1) * nx + j];\n            if (j > 0) s += u[i * nx + j - 1];\n"
-                f"            if (j + 1 < nx) s += u[i * nx + j + 1];\n            if (i + 1 < ny) s += u[(i + 1) * nx + j];\n"
+                f"            if (j + 1 < nx) s += u[i * nx + j + 1];\n"
+                f"            if (i + 1 < ny) s += u[(i + 1) * nx + j];\n"
                 f"            v[i * nx + j] = s - {c} * u[i * nx + j];\n")
         ref = (f"    for ({I} i = 0; i < ny; i++) {{\n        if (i == 0 || i + 1 == ny || nx < 3) {{\n"
-               f"            for ({I} j = 0; j < nx; j++) {{\n    {edge.replace(chr(10) + '            ', chr(10) + '                ')}"
+               f"            for ({I} j = 0; j < nx; j++) {{\n"
+               f"    {edge.replace(chr(10) + '            ', chr(10) + '                ')}"
                f"            }}\n            continue;\n        }}\n"
-               f"        for ({I} j = 0; j < nx; j += nx - 1) {{\n    {edge.replace(chr(10) + '            ', chr(10) + '                ')}"
+               f"        for ({I} j = 0; j < nx; j += nx - 1) {{\n"
+               f"    {edge.replace(chr(10) + '            ', chr(10) + '                ')}"
                f"        }}\n        for ({I} j = 1; j + 1 < nx; j++)\n"
                f"            v[i * nx + j] = {lit(t, 0)} + u[(i - 1) * nx + j] + u[i * nx + j - 1] + u[i * nx + j + 1]"
                f" + u[(i + 1) * nx + j] - {c} * u[i * nx + j];\n    }}\n")

@@ -111,7 +111,8 @@ def prefix_recompute(rng: random.Random) -> Variant:
                            "max": [f"{side}_max", "running_peak" if not suffix else "tail_max"],
                            "min": [f"{side}_min", "running_low" if not suffix else "tail_min"],
                            "mean": [f"{side}_mean", "cumulative_average" if not suffix else "tail_average"],
-                           "count_pos": [f"{side}_positive_count", "positives_so_far" if not suffix else "positives_after"]}[op], t)
+                           "count_pos": [f"{side}_positive_count",
+                                         "positives_so_far" if not suffix else "positives_after"]}[op], t)
     init = {"sum": lit(o_t, 0), "max": f"{x}[i]", "min": f"{x}[i]", "mean": lit("double" if t == "double" else t, 0),
             "count_pos": "0"}[op]
     acc_t = {"mean": t}.get(op, o_t)
@@ -211,10 +212,12 @@ def pow_to_recurrence(rng: random.Random) -> Variant:
         sig = f"void {name}(const {t} *c, {I} degree, const {t} *x, {t} *y, {I} n)"
         ann = "size(c)=degree+1, size(x)=n, size(y)=n, range(x)=-2..2, range(c)=-2..2"
         orig = (f"    for ({I} i = 0; i < n; i++) {{\n        {t} acc = {lit(t, 0)};\n"
-                f"        for ({I} k = 0; k <= degree; k++)\n            acc += c[k] * {pw}(x[i], {ctx.cast(t, 'k')});\n"
+                f"        for ({I} k = 0; k <= degree; k++)\n"
+                f"            acc += c[k] * {pw}(x[i], {ctx.cast(t, 'k')});\n"
                 f"        y[i] = acc;\n    }}\n")
         ref = (f"    for ({I} i = 0; i < n; i++) {{\n        {t} acc = c[degree];\n"
-               f"        {ctx.down('k', 'degree')}\n            acc = acc * x[i] + c[k];\n        y[i] = acc;\n    }}\n")
+               f"        {ctx.down('k', 'degree')}\n            acc = acc * x[i] + c[k];\n        y[i] = acc;\n"
+               f"    }}\n")
         what = "Evaluate the polynomial c[0..degree] at every x[i] with pow()"
     elif op == "geometric":
         r = rng.choice(["0.999", "0.9995", "0.99", "0.9999"])

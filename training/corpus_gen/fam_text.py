@@ -75,7 +75,8 @@ def string_build_cpp(rng: random.Random) -> Variant:
         name = pick_name(rng, [f"keep_{cls}" if keep else f"drop_{cls}", "filter_chars", "select_letters"])
         sig = f"void {name}(const std::string &{src}, std::string &{dst})"
         cnd = f"({test})" if keep else f"!({test})"
-        orig = (f"    {dst} = \"\";\n    for (std::size_t i = 0; i < {src}.size(); i++) {{\n        const char c = {src}[i];\n"
+        orig = (f"    {dst} = \"\";\n    for (std::size_t i = 0; i < {src}.size(); i++) {{\n"
+                f"        const char c = {src}[i];\n"
                 f"        if ({cnd})\n            {dst} = {dst} + c;\n    }}\n")
         ref = (f"    {dst}.clear();\n    {dst}.reserve({src}.size());\n    for (const char c : {src})\n"
                f"        if ({cnd})\n            {dst} += c;\n")
@@ -85,7 +86,8 @@ def string_build_cpp(rng: random.Random) -> Variant:
         sig = f"void {name}(const std::string &{src}, std::string &{dst})"
         conv = rng.choice(["c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c",
                            "c == ' ' ? '_' : c", "c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c"])
-        orig = (f"    {dst} = \"\";\n    for (std::size_t i = 0; i < {src}.size(); i++) {{\n        const char c = {src}[i];\n"
+        orig = (f"    {dst} = \"\";\n    for (std::size_t i = 0; i < {src}.size(); i++) {{\n"
+                f"        const char c = {src}[i];\n"
                 f"        {dst} = {dst} + static_cast<char>({conv});\n    }}\n")
         ref = (f"    {dst}.resize({src}.size());\n    for (std::size_t i = 0; i < {src}.size(); i++) {{\n"
                f"        const char c = {src}[i];\n        {dst}[i] = static_cast<char>({conv});\n    }}\n")
@@ -150,7 +152,8 @@ def cpp_ordered_containers(rng: random.Random) -> Variant:
     else:
         k = rng.choice([2, 3, 5])
         sig = f"long long {name}(const std::vector<{t}> &{v})"
-        orig = (f"    std::list<long long> staged;\n    for (const {t} x : {v})\n        staged.push_back(static_cast<long long>(x) * {k});\n"
+        orig = (f"    std::list<long long> staged;\n    for (const {t} x : {v})\n"
+                f"        staged.push_back(static_cast<long long>(x) * {k});\n"
                 f"    long long s = 0;\n    for (const long long y : staged)\n        s += y;\n    return s;\n")
         ref = (f"    long long s = 0;\n    for (const {t} x : {v})\n        s += static_cast<long long>(x) * {k};\n"
                f"    return s;\n")

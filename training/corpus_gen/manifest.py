@@ -33,7 +33,8 @@ def read(folder: Path) -> Manifest:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not JSON ({exc.msg}); delete the line or the file to start over") from None
+            raise ValueError(f"{path}:{number}: not JSON ({exc.msg}); delete the line or the file to start over"
+                             ) from None
         if row.get("kind") == "corpus":
             manifest.header = row
         else:

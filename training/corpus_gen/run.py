@@ -41,7 +41,8 @@ class CorpusResult:
         per = f", {self.seconds_per_function:.1f} s per function verified" if self.verified_now else ""
         return (f"{self.functions} functions in {self.families} families ({self.new} new; "
                 f"{', '.join(f'{k} {v}' for k, v in sorted(self.splits.items()))}); {rejected} draws rejected; "
-                f"verdicts: {statuses}; {self.reset} reset, {self.verified_now} verified now{per}; manifest {self.output / mf.MANIFEST}")
+                f"verdicts: {statuses}; {self.reset} reset, {self.verified_now} verified now{per}; "
+                f"manifest {self.output / mf.MANIFEST}")
 
 
 def verify_entry(folder: Path, entry: dict[str, Any], settings: Any) -> dict[str, Any]:
