@@ -76,7 +76,7 @@ def quadratic_to_counting(rng: random.Random) -> Variant:
         ann = f"\nperfalign: size({v})={n}, range({v})=0..{K - 1}"
     else:
         t, K = rng.choice(["int", "long", "unsigned"]), 0
-        ann = ""
+        ann = "" if ctx.vec else f"\nperfalign: size({v})={n}"
     setup = ctx.length_decl(n, v)
     name = pick_name(rng, {"distinct": ["count_distinct", "distinct_values", "unique_count"],
                            "equal_pairs": ["count_equal_pairs", "matching_pairs", "duplicate_pairs"],

@@ -69,7 +69,8 @@ def histogram_bin_search(rng: random.Random) -> Variant:
             f"            b++;\n"
             f"        {h}[b]{inc};\n    }}\n")
     ref = (f"    for (int b = 0; b < {nb}; b++)\n        {h}[b] = 0;\n    for ({I} i = 0; i < {n}; i++) {{\n"
-           f"        const long d = (long){v}[i] - ({lo});\n        const long q = d < 0 ? 0 : d / {width};\n"
+           f"        const unsigned long q = {v}[i] < {lo} ? 0\n"
+           f"            : ((unsigned long){v}[i] - (unsigned long)({lo})) / {width};\n"
            f"        const int b = q > {nb - 1} ? {nb - 1} : (int)q;\n        {h}[b]{inc};\n    }}\n")
     if ctx.vec:
         sig = (f"void {name}(const std::vector<{t}> &{v}{', const std::vector<double> &w' if weighted else ''}, "

@@ -113,7 +113,8 @@ def prefix_recompute(rng: random.Random) -> Variant:
                            "mean": [f"{side}_mean", "cumulative_average" if not suffix else "tail_average"],
                            "count_pos": [f"{side}_positive_count",
                                          "positives_so_far" if not suffix else "positives_after"]}[op], t)
-    init = {"sum": lit(o_t, 0), "max": f"{x}[i]", "min": f"{x}[i]", "mean": lit("double" if t == "double" else t, 0),
+    first = f"{x}[0]" if not suffix else f"{x}[{n} - 1]"  # the order of comparisons a running scan keeps
+    init = {"sum": lit(o_t, 0), "max": first, "min": first, "mean": lit("double" if t == "double" else t, 0),
             "count_pos": "0"}[op]
     acc_t = {"mean": t}.get(op, o_t)
     step = {"sum": "s += {v};", "max": "if ({v} > s) s = {v};", "min": "if ({v} < s) s = {v};",
@@ -129,7 +130,7 @@ def prefix_recompute(rng: random.Random) -> Variant:
         inner = ctx.down("j", n, "i")
     orig = (f"    for ({I} i = 0; i < {n}; i++) {{\n        {acc_t} s = {init};\n        {inner}\n"
             f"            {step.format(v=f'{x}[j]')}\n        {fin}\n    }}\n")
-    init_r = init.replace("[i]", "[0]" if not suffix else f"[{n} - 1]")
+    init_r = init
     if not suffix:
         ref = (f"    {acc_t} s = {init_r};\n    for ({I} i = 0; i < {n}; i++) {{\n"
                f"        {step.format(v=f'{x}[i]')}\n        {fin}\n    }}\n")

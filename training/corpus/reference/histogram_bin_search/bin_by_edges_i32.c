@@ -4,8 +4,8 @@ void bin_by_edges_i32(const int *v, const double *w, int n, double *h) {
     for (int b = 0; b < 20; b++)
         h[b] = 0;
     for (int i = 0; i < n; i++) {
-        const long d = (long)v[i] - (-100);
-        const long q = d < 0 ? 0 : d / 7;
+        const unsigned long q = v[i] < -100 ? 0
+            : ((unsigned long)v[i] - (unsigned long)(-100)) / 7;
         const int b = q > 19 ? 19 : (int)q;
         h[b]+= w[i];
     }

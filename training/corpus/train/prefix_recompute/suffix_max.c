@@ -4,7 +4,7 @@
 /* perfalign: noalias */
 void suffix_max(const long *x, long *acc, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        long s = x[i];
+        long s = x[n - 1];
         for (size_t j = n; j-- > i;)
             if (x[j] > s) s = x[j];
         acc[i] = s;

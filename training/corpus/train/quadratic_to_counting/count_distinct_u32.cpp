@@ -2,6 +2,7 @@
 #include <unordered_map>
 
 // Number of distinct values, by comparing elements pairwise: O(n^2).
+// perfalign: size(ids)=count
 long count_distinct_u32(const unsigned *ids, std::size_t count) {
     long c = 0;
     for (std::size_t i = 0; i < count; i++) {

@@ -2,6 +2,7 @@
 #include <unordered_map>
 
 // Number of distinct values, by comparing elements pairwise: O(n^2).
+// perfalign: size(codes)=n
 long unique_count_i32(const int *codes, int n) {
     long c = 0;
     for (int i = 0; i < n; i++) {
