@@ -16,8 +16,8 @@ from perfalign.training.config import CorpusConfig
 from perfalign.training.corpus_gen import EVAL_FAMILIES, FAMILIES, dedup, draw, examples_index
 
 REPO = Path(__file__).resolve().parents[2]
-# one family per kind of slowness: recomputation, O(n^2) search, one pass per bin, a C++ string, a sort, a format
-SAMPLE = ["prefix_recompute", "quadratic_to_counting", "per_bin_pass", "string_build_cpp", "rank_by_sort",
+# one family per kind of slowness: a closed form, O(n^2) search, one pass per bin, a C++ string, a sort, a format
+SAMPLE = ["pairwise_closed_form", "quadratic_to_counting", "per_bin_pass", "string_build_cpp", "rank_by_sort",
           "sparse_coo_scan"]
 
 

@@ -211,7 +211,7 @@ def pow_to_recurrence(rng: random.Random) -> Variant:
     if op == "poly":
         name = pick_name(rng, ["poly_eval", "evaluate_polynomial", "poly_values"], t)
         sig = f"void {name}(const {t} *c, {I} degree, const {t} *x, {t} *y, {I} n)"
-        ann = "size(c)=degree+1, size(x)=n, size(y)=n, range(x)=-2..2, range(c)=-2..2"
+        ann = "size(c)=degree+1, size(x)=n, size(y)=n, range(x)=-1..1, range(c)=-2..2"
         orig = (f"    for ({I} i = 0; i < n; i++) {{\n        {t} acc = {lit(t, 0)};\n"
                 f"        for ({I} k = 0; k <= degree; k++)\n"
                 f"            acc += c[k] * {pw}(x[i], {ctx.cast(t, 'k')});\n"
