@@ -1,4 +1,4 @@
-"""``perfalign train``: sft | dpo | reward | grpo | selfplay | export | eval.
+"""``perfalign train``: sft | dpo | reward | grpo | selfplay | export | eval | corpus.
 
 Every option comes from the command's config dataclass (``perfalign.training.config``),
 so a flag, a TOML/YAML key and the dataclass field are the same thing. Heavy
@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "selfplay": ("perfalign.training.selfplay", "Sample the model on a corpus, verify everything, write pairs."),
     "export": ("perfalign.training.export", "Write the adapter as GGUF, check it in llama.cpp, register it."),
     "eval": ("perfalign.training.evaluate", "Paired evaluation of base and trained model: fast@1, pass@1, gain."),
+    "corpus": ("perfalign.training.corpus_gen", "Generate the training corpus of slow functions with faster references."),
 }
 
 

@@ -15,6 +15,11 @@ folder. A row::
 * ``split``: ``train`` or ``eval``; ``family``: the idiom family (optional);
 * ``idiom``: ``seen`` or ``disjoint`` (optional; an ``eval`` row defaults to
   ``disjoint``, since the corpus holds whole families out for evaluation).
+
+The manifest ``perfalign train corpus`` writes (``training/corpus/manifest.jsonl``) is read as it is: its
+header line (``"kind": "corpus"``) is skipped, ``file`` stands for ``path``, ``idiom-seen`` and
+``idiom-disjoint`` for ``seen`` and ``disjoint``, and a row with ``"kept": false`` (a function whose reference
+the verifier did not confirm faster, so its headroom is unknown) is left out.
 """
 from __future__ import annotations
 
@@ -59,6 +64,12 @@ def read_manifest(path: str | Path) -> list[Entry]:
             raise DataError(f"{where}: not JSON ({exc.msg})") from None
         if not isinstance(row, dict):
             raise DataError(f"{where}: expected an object")
+        if row.get("kind") == "corpus" or row.get("kept") is False:
+            continue
+        if not row.get("path") and row.get("file"):
+            row["path"] = row["file"]
+        if isinstance(row.get("idiom"), str):
+            row["idiom"] = row["idiom"].removeprefix("idiom-")
         missing = [k for k in ("path", "function", "mode", "split") if not row.get(k)]
         if missing:
             raise DataError(f"{where}: a manifest row needs {', '.join(missing)}")

@@ -94,7 +94,8 @@ class SelfPlayResult:
 
 
 def corpus_files(paths: list[str]) -> list[Path]:
-    roots = [Path(p) for p in paths] or [CORPUS_DIR]
+    # by default the hand-written functions and the generated train split (never eval/ nor reference/)
+    roots = [Path(p) for p in paths] or [*sorted(CORPUS_DIR.glob("*.c")), CORPUS_DIR / "train"]
     files: list[Path] = []
     for root in roots:
         if root.is_dir():

@@ -1,0 +1,12 @@
+#include <cstddef>
+#include <string>
+
+// Map every character, appending with out = out + c: O(n^2).
+// perfalign: noalias
+void to_upper_copy(const std::string &s, std::string &out) {
+    out = "";
+    for (std::size_t i = 0; i < s.size(); i++) {
+        const char c = s[i];
+        out = out + static_cast<char>(c == ' ' ? '_' : c);
+    }
+}

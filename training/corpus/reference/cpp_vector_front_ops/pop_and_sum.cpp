@@ -1,0 +1,15 @@
+#include <cstddef>
+#include <vector>
+
+double pop_and_sum(std::vector<double> &items) {
+    double s = 0;
+    double w = 1;
+    for (const double x : items) {
+        s += w * x;
+        w = w * 2 - 1;
+        if (w > 1000 || w < -1000)
+            w = 1;
+    }
+    items.clear();
+    return s;
+}

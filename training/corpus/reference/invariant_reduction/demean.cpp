@@ -1,0 +1,13 @@
+#include <cstddef>
+#include <vector>
+
+void demean(const std::vector<float> &src, std::vector<float> &dst) {
+    const std::size_t n = src.size();
+    dst.assign(n, 0.0f);
+    double total = 0.0;
+    for (std::size_t j = 0; j < n; j++)
+        total += src[j];
+    for (std::size_t i = 0; i < n; i++) {
+        dst[i] = static_cast<float>(src[i] - total / n);
+    }
+}

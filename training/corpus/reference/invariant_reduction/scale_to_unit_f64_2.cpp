@@ -1,0 +1,12 @@
+#include <cstddef>
+#include <cmath>
+
+void scale_to_unit_f64_2(const double *x, double *out, int n) {
+    double big = 0.0;
+    for (int j = 0; j < n; j++)
+        if (std::fabs(x[j]) > big)
+            big = std::fabs(x[j]);
+    for (int i = 0; i < n; i++) {
+        out[i] = big > 0.0 ? x[i] / big : 0.0;
+    }
+}

@@ -1,0 +1,13 @@
+#include <cstddef>
+
+void gram_product(const int *a, const int *b, int *c, std::size_t m, std::size_t p, std::size_t q) {
+    for (std::size_t i = 0; i < m; i++)
+        for (std::size_t j = 0; j < q; j++)
+            c[i * q + j] = 0;
+    for (std::size_t k = 0; k < p; k++)
+        for (std::size_t i = 0; i < m; i++) {
+            const int aik = a[k * m + i];
+            for (std::size_t j = 0; j < q; j++)
+                c[i * q + j] += aik * b[k * q + j];
+        }
+}

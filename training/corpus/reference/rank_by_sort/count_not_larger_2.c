@@ -1,0 +1,28 @@
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_long(const void *p, const void *q) {
+    const long a = *(const long *)p, b = *(const long *)q;
+    return (a > b) - (a < b);
+}
+
+void count_not_larger_2(const long *v, long *below, int n) {
+    long *s_ = (long *)malloc((n > 0 ? n : 1) * sizeof(long));
+    if (!s_)
+        return;
+    memcpy(s_, v, n * sizeof(long));
+    qsort(s_, n, sizeof(long), cmp_long);
+    for (int i = 0; i < n; i++) {
+        long lo = 0, hi = (long)n;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (s_[mid] <= v[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        below[i] = lo;
+    }
+    free(s_);
+}

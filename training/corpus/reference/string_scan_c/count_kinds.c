@@ -1,0 +1,20 @@
+#include <stddef.h>
+#include <string.h>
+
+void count_kinds(const char *line, unsigned *counts) {
+    for (int k = 0; k < 4; k++)
+        counts[k] = 0;
+    const long len = (long)strlen(line);
+    for (long i = 0; i < len; i++)
+        {
+        const char c = line[i];
+        if (c >= 'a' && c <= 'z')
+            counts[0]++;
+        else if (c >= 'A' && c <= 'Z')
+            counts[1]++;
+        else if (c == ' ')
+            counts[2]++;
+        else
+            counts[3]++;
+    }
+}

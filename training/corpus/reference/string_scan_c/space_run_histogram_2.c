@@ -1,0 +1,18 @@
+#include <stddef.h>
+#include <string.h>
+
+void space_run_histogram_2(const char *line, long *hist) {
+    for (int k = 0; k < 16; k++)
+        hist[k] = 0;
+    int run = 0;
+    const long len = (long)strlen(line);
+    for (long i = 0; i < len; i++)
+        {
+        if (line[i] == ' ') {
+            run++;
+        } else if (run > 0) {
+            hist[run < 15 ? run : 15]++;
+            run = 0;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+#include <stddef.h>
+
+/* Scale x by a gain computed from w[0..m); the gain is recomputed for every element.
+ * perfalign: size(x)=n, size(y)=n, size(w)=m, noalias
+ */
+void scale_by_poly_f32(const float *x, float *y, size_t n, const float *w, size_t m, float z) {
+    for (size_t i = 0; i < n; i++) {
+        float g = 0.0f;
+        for (size_t j = 0; j < m; j++)
+            g = g * z + w[j];
+        y[i] = x[i] * g;
+    }
+}

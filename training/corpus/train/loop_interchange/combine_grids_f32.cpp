@@ -1,0 +1,10 @@
+#include <cstddef>
+
+// out = 1.5f * a + beta * b for column-major m x n arrays; the inner loop strides across the layout.
+// perfalign: size(a)=m*n, size(b)=m*n, size(out)=m*n, noalias
+void combine_grids_f32(const float *a, const float *b, float *out, float beta, std::size_t m, std::size_t n) {
+    for (std::size_t i = 0; i < m; i++) {
+        for (std::size_t j = 0; j < n; j++)
+            out[j * m + i] = 1.5f * a[j * m + i] + beta * b[j * m + i];
+    }
+}

@@ -1,0 +1,11 @@
+#include <cstddef>
+
+// Element-wise update of a d0 x d1 x d2 array stored with the last index fastest;
+// the loops run j-k-i, so the innermost loop strides.
+// perfalign: size(a)=d0*d1*d2, size(b)=d0*d1*d2, size(out)=d0*d1*d2, noalias
+void volume_axpy(const int *a, const int *b, int *out, std::size_t d0, std::size_t d1, std::size_t d2) {
+    for (std::size_t j = 0; j < d1; j++)
+        for (std::size_t k = 0; k < d2; k++)
+            for (std::size_t i = 0; i < d0; i++)
+                out[(i * d1 + j) * d2 + k] = a[(i * d1 + j) * d2 + k] - 3 * b[(i * d1 + j) * d2 + k];
+}

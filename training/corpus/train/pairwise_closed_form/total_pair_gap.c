@@ -1,0 +1,14 @@
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sum of |a[i] - a[j]| over all pairs i < j: O(n^2). */
+long long total_pair_gap(const long *a, long n) {
+    long long s = 0;
+    for (long i = 0; i < n; i++)
+        for (long j = i + 1; j < n; j++) {
+                long long d = (long long)a[i] - (long long)a[j];
+                s += d < 0 ? -d : d;
+        }
+    return s;
+}

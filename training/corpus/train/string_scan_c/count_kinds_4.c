@@ -1,0 +1,22 @@
+#include <stddef.h>
+#include <string.h>
+
+/* Count upper, space, vowel and other characters; strlen() runs on every iteration.
+ * perfalign: size(counts)=4, noalias
+ */
+void count_kinds_4(const char *text, long *counts) {
+    for (int k = 0; k < 4; k++)
+        counts[k] = 0;
+    for (int i = 0; i < (int)strlen(text); i++)
+        {
+        const char c = text[i];
+        if (c >= 'A' && c <= 'Z')
+            counts[0]++;
+        else if (c == ' ')
+            counts[1]++;
+        else if (c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u')
+            counts[2]++;
+        else
+            counts[3]++;
+    }
+}
