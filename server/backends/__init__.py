@@ -11,6 +11,7 @@ from ..errors import BackendCancelled, BackendError
 from ._base import Backend, Options, SampleCallback, SamplingParams
 from ._factories import backend_for, backend_names, create_backend, register_backend, unregister_backend
 from ._fake import FakeBackend, FakeOptions
+from ._locked import LockedBackend
 
 __all__ = [
     "Backend",
@@ -18,6 +19,7 @@ __all__ = [
     "BackendError",
     "FakeBackend",
     "FakeOptions",
+    "LockedBackend",
     "Options",
     "SampleCallback",
     "SamplingParams",

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import BackendCancelled, ModelLoadError, one_line
+from ..backends import LockedBackend
+from ..errors import ModelLoadError, one_line
 from ..settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -45,27 +46,6 @@ def model_files(settings: Settings) -> tuple[Any, ...]:
         _stamp(resolved.model_path),
         _stamp(resolved.adapter_path),
     )
-
-
-class LockedBackend:
-    """A backend whose ``generate`` runs one call at a time (jobs on two files share the model)."""
-
-    def __init__(self, backend: Any) -> None:
-        self._backend = backend
-        self._lock = threading.Lock()
-
-    def generate(self, *args: Any, **kwargs: Any) -> Any:
-        cancel = kwargs.get("cancel")
-        while not self._lock.acquire(timeout=0.05):
-            if cancel is not None and cancel.is_set():
-                raise BackendCancelled("cancelled")
-        try:
-            return self._backend.generate(*args, **kwargs)
-        finally:
-            self._lock.release()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._backend, name)
 
 
 @dataclass
@@ -115,7 +95,7 @@ class ModelCache:
     def unload_locked(self) -> None:
         if self._loaded is None:
             return
-        close = getattr(self._loaded.backend._backend, "close", None)
+        close = getattr(self._loaded.backend.inner, "close", None)
         if callable(close):
             try:
                 close()

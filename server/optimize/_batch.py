@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cparse
-from ..backends import Backend, BackendCancelled
+from ..backends import Backend, LockedBackend
 from ..errors import CParseError, bug_message
 from ..events import Finished, Progress
 from ..events import Outcome as JobOutcome
@@ -124,30 +124,6 @@ def plan_batch(targets: list[Target], state: BatchState, mode: str) -> list[Item
     return items
 
 
-class SharedBackend:
-    """One loaded model for every job of the run: one ``generate`` at a time; everything else passed through."""
-
-    def __init__(self, backend: Backend) -> None:
-        self._backend = backend
-        self._lock = threading.Lock()
-
-    def generate(self, *args: Any, **kwargs: Any) -> Any:
-        cancel = kwargs.get("cancel")
-        while not self._lock.acquire(timeout=0.05):
-            if cancel is not None and cancel.is_set():
-                raise BackendCancelled("cancelled")
-        try:
-            return self._backend.generate(*args, **kwargs)
-        finally:
-            self._lock.release()
-
-    def close(self) -> None:
-        """Jobs do not close a lent backend; the run closes the real one itself."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._backend, name)
-
-
 class _LockedStore:
     """The preference store, written by one job at a time."""
 
@@ -185,7 +161,7 @@ def run_batch(
     stop = threading.Event()
     run = BatchRun(items)
     todo = [item for item in items if item.disposition == Disposition.NOT_REACHED]
-    shared = SharedBackend(backend)
+    shared = LockedBackend(backend)
     locked = _LockedStore(store) if store is not None else None
     lock = threading.Lock()
     position = 0
@@ -237,7 +213,7 @@ def run_batch(
     return run
 
 
-def _run_one(item: Item, settings: Settings, options: BatchOptions, backend: SharedBackend,
+def _run_one(item: Item, settings: Settings, options: BatchOptions, backend: LockedBackend,
              store: StoreLike | None, stop: threading.Event,
              emit: Callable[[BatchEvent], None]) -> FunctionResult | None:
     """One function's job; None when it was cancelled before it ended."""
