@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import Results, first_difference, lower_precision, results, returned_difference, same_bytes
+from ._compare import Results, first_difference, lower_precision, number_at, results, returned_difference, same_bytes
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
 from ._worker import CpuLedger, Interface, Layout, Worker, WorkerFailure, layout_for
@@ -192,7 +192,8 @@ class Pair:
                 at = self.plan.params[i].label(bad)
                 low = " (most elements differ by more than 1e-8 of themselves: a lower precision)" if (
                     self.rtol is None and lower_precision(x, y)) else ""
-                return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])}{low} ({where})"
+                return (f"'{names[i]}'{at} is {_value(number_at(y, bad))}, the original gives "
+                        f"{_value(number_at(x, bad))}{low} ({where})")
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
             if self.iface.return_kind is ReturnKind.VECTOR:
@@ -202,8 +203,8 @@ class Pair:
                 if bad is not None and self.plan.return_record:
                     names = self.plan.return_fields
                     part = f".{names[bad]}" if bad < len(names) and names[bad] else f"[{bad}]"
-                    return (f"the returned {self.plan.return_record}'s {part} is {_value(y[bad])}, the original "
-                            f"gives {_value(x[bad])} ({where})")
+                    return (f"the returned {self.plan.return_record}'s {part} is {_value(number_at(y, bad))}, the "
+                            f"original gives {_value(number_at(x, bad))} ({where})")
                 if bad is not None:
                     return (f"element {bad} of the returned vector is {_value(y[bad])}, the original gives "
                             f"{_value(x[bad])} ({where})")

@@ -56,14 +56,19 @@ class ParamPlan:
     range: tuple[str, str] | None = None  # element values LO..HI
     record: str = ""  # a struct, std::pair, std::tuple or std::complex element, as the side glue names it
     fields: list[str] = field(default_factory=list)  # a record's numbers, one name each ("x", "y"); ctype is their type
+    # A record whose numbers differ in type (``{double x; int id;}``): each number's type. The buffer then holds
+    # the records themselves (ctype is the record), generated and compared field by field; padding never compared.
+    mixed: list[str] = field(default_factory=list)
     container: str = ""  # "vector", "array" or "string" (from cparse), "" for pointers and values
     single: bool = False  # one record passed by value or reference (the function sees *buffer)
     rows: str = ""  # rows of a T ** or a nested vector, as a C expression of the lengths ("": square, N rows of N)
 
     @property
     def width(self) -> int:
-        """Numbers per element: a record's field count, a string's slot, else 1."""
-        return STRING_SLOT if self.container == "strings" else max(1, len(self.fields))
+        """Buffer elements per element: a uniform record's field count, a string's slot, else 1."""
+        if self.container == "strings":
+            return STRING_SLOT
+        return 1 if self.mixed else max(1, len(self.fields))
 
     @property
     def element(self) -> str:
@@ -78,7 +83,7 @@ class ParamPlan:
             return f" (character {flat} of its strings, each followed by a NUL)"
         if not self.fields:
             return f"[{flat}]"
-        where, k = divmod(flat, self.width)
+        where, k = divmod(flat, len(self.fields))
         name = self.fields[k]
         prefix = "" if self.single else f"[{where}]"
         return prefix + (f".{name}" if name else f" (number {k} of {self.record})")
@@ -97,6 +102,7 @@ class HarnessPlan:
     return_element: str = ""  # element type of a returned std::vector, or the number type of a returned record
     return_record: str = ""  # a returned struct, std::pair, std::tuple, std::complex or std::array, as written
     return_fields: list[str] = field(default_factory=list)  # a returned record's numbers, one name each
+    return_mixed: list[str] = field(default_factory=list)  # a returned record's number types, when they differ
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
     notes: list[str] = field(default_factory=list)
 
@@ -161,9 +167,9 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
     numbers = _number_names(info, template_map)
-    ret_record, ret_fields = "", []
+    ret_record, ret_fields, ret_mixed = "", [], []
     if not ret_elem and ret != "void" and not _is_number(ret, template_map):
-        ret_elem, ret_record, ret_fields = _returned_record(info, ret, numbers, template_map)
+        ret_elem, ret_record, ret_fields, ret_mixed = _returned_record(info, ret, numbers, template_map)
     returns = ("perfalign verifies functions that return a number, a std::vector of numbers, a struct of numbers "
                "or nothing")
     if "*" in ret or "&" in ret:
@@ -190,7 +196,8 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype, container=p.container)
         layout = _record(info, p, ctype, numbers)
         if layout is not None:
-            plan.record, plan.ctype, plan.fields = ctype, layout.field_type, list(layout.names)
+            plan.record, plan.ctype, plan.fields = ctype, layout.field_type or ctype, list(layout.names)
+            plan.mixed = list(layout.types) if layout.mixed else []
             if p.role in {Role.SCALAR, Role.LENGTH}:
                 plan.kind, plan.single = Kind.IN, True  # one record by value or const reference
                 p.role = Role.SCALAR
@@ -243,6 +250,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         return_element=ret_elem,
         return_record=ret_record,
         return_fields=ret_fields,
+        return_mixed=ret_mixed,
         template_args=[template_map[t] for t in info.template_params],
         tolerance=float(tolerance) if tolerance is not None else None,
         noalias=bool(notes.get("noalias")),
@@ -323,20 +331,23 @@ def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cpar
 
 
 def _returned_record(info: FunctionInfo, ret: str, numbers: set[str],
-                     template_map: dict[str, str]) -> tuple[str, str, list[str]]:
-    """A returned record or std::array of numbers: its number type, the type as written, the numbers' names."""
+                     template_map: dict[str, str]) -> tuple[str, str, list[str], list[str]]:
+    """A returned record or std::array of numbers: its number type (the record when its numbers' types differ),
+    the type as written, the numbers' names and, when they differ, their types."""
     held = cparse.container_of(ret)
     if held is not None:
         kind, elem, _ = held
         if kind == "array" and (_is_number(elem, template_map) or elem in numbers):
-            return elem, ret, []
-        return "", "", []
+            return elem, ret, [], []
+        return "", "", [], []
     layout = cparse.record_layout(ret, info.context, info.language, numbers)
     if layout is None:
-        return "", "", []
+        return "", "", [], []
     if layout.reason:
         raise HarnessError(f"{info.name} returns {ret!r}: {layout.reason}")
-    return layout.field_type, ret, list(layout.names)
+    if layout.mixed:
+        return ret, ret, list(layout.names), list(layout.types)
+    return layout.field_type, ret, list(layout.names), []
 
 
 def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, Any]) -> None:

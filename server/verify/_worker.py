@@ -73,12 +73,23 @@ class WorkerFailure(Exception):
 
 
 @dataclass(frozen=True)
+class Leaf:
+    """One number of a record whose numbers differ in type: where it lies in the record, and its type."""
+
+    offset: int
+    size: int
+    is_float: bool
+    is_signed: bool
+
+
+@dataclass(frozen=True)
 class ParamType:
     kind: Kind
     esize: int
     is_float: bool
     is_signed: bool
     hypotheses: int
+    fields: tuple[Leaf, ...] = ()  # a record of mixed types: its numbers (esize is the record's size)
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,7 @@ class Interface:
     return_float: bool
     return_signed: bool
     page: int
+    return_fields: tuple[Leaf, ...] = ()  # a returned record of mixed types: its numbers
 
 
 @dataclass
@@ -333,9 +345,16 @@ class Worker:
                                 "(no seccomp filter): code of its own ran before the worker's or replaced it")
         values = struct.unpack(f"<{len(payload) // 4}i", payload)
         n, ret_kind, ret_esize, ret_float, ret_signed, page = values[:6]
+        at = 6 + 5 * n
+        leaves: list[tuple[Leaf, ...]] = []
+        for _ in range(n + 1):  # the return value, then each parameter
+            count = values[at] if at < len(values) else 0
+            leaves.append(tuple(Leaf(values[at + 1 + 4 * f], values[at + 2 + 4 * f], bool(values[at + 3 + 4 * f]),
+                                     bool(values[at + 4 + 4 * f])) for f in range(count)))
+            at += 1 + 4 * count
         params = [ParamType(Kind(values[6 + 5 * i]), values[7 + 5 * i], bool(values[8 + 5 * i]), bool(values[9 + 5 * i]),
-                            values[10 + 5 * i]) for i in range(n)]
-        return Interface(params, ReturnKind(ret_kind), ret_esize, bool(ret_float), bool(ret_signed), page)
+                            values[10 + 5 * i], leaves[i + 1]) for i in range(n)]
+        return Interface(params, ReturnKind(ret_kind), ret_esize, bool(ret_float), bool(ret_signed), page, leaves[0])
 
     def counts(self, lens: list[int], hypotheses: list[int], timeout: float = 30.0) -> list[int]:
         self._send(OP_COUNTS, struct.pack(f"<{len(lens)}q{len(hypotheses)}i", *lens, *hypotheses))

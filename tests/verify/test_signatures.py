@@ -342,6 +342,237 @@ void drift(Particle *ps, int n, double dt) {
         ".z is",
     ),
     Signature(
+        "struct_mixed_fields_pointer", "c", "drift_even",
+        """struct Particle {
+    double x, y;
+    int id;
+};
+
+/* Move each particle along y by dt and count those with an even id. */
+int drift_even(struct Particle *ps, int n, double dt) {
+    int even = 0;
+    for (int i = 0; i < n; i++) {
+        ps[i].x += dt * ps[i].y;
+        if (ps[i].id % 2 == 0)
+            even++;
+    }
+    return even;
+}
+""",
+        """int drift_even(struct Particle *ps, int n, double dt) {
+    int even = 0;
+    for (struct Particle *p = ps; p < ps + n; p++) {
+        p->x += dt * p->y;
+        even += (p->id & 1) == 0;
+    }
+    return even;
+}
+""",
+        # Swaps x and y: every field is still written, with the other's value.
+        """int drift_even(struct Particle *ps, int n, double dt) {
+    int even = 0;
+    for (int i = 0; i < n; i++) {
+        double x = ps[i].x + dt * ps[i].y;
+        ps[i].x = ps[i].y;
+        ps[i].y = x;
+        even += ps[i].id % 2 == 0;
+    }
+    return even;
+}
+""",
+        "'ps'[0].x is",
+    ),
+    Signature(
+        "struct_mixed_fields_value_and_returned", "cpp", "heaviest",
+        """struct Item {
+    float w;
+    long key;
+    unsigned char flag;
+};
+
+// The heaviest flagged item of items[0..n), or start when none is heavier.
+Item heaviest(Item start, const Item *items, int n) {
+    Item best = start;
+    for (int i = 0; i < n; i++)
+        if (items[i].flag % 2 == 1 && items[i].w > best.w)
+            best = items[i];
+    return best;
+}
+""",
+        """Item heaviest(Item start, const Item *items, int n) {
+    int at = -1;
+    float w = start.w;
+    for (int i = 0; i < n; i++)
+        if ((items[i].flag & 1) && items[i].w > w) {
+            w = items[i].w;
+            at = i;
+        }
+    return at < 0 ? start : items[at];
+}
+""",
+        # Forgets a field: the key of the heaviest item is never copied.
+        """Item heaviest(Item start, const Item *items, int n) {
+    Item best = start;
+    for (int i = 0; i < n; i++)
+        if (items[i].flag % 2 == 1 && items[i].w > best.w) {
+            best.w = items[i].w;
+            best.flag = items[i].flag;
+        }
+    return best;
+}
+""",
+        "the returned Item's .key is",
+    ),
+    Signature(
+        "struct_mixed_fields_vector_and_reference", "cpp", "summarize",
+        """#include <vector>
+struct Sample {
+    double value;
+    int weight;
+};
+struct Summary {
+    double total;
+    long count;
+    int heaviest;
+};
+
+// The weighted total of the samples, how many have a positive weight, and the largest weight.
+void summarize(const std::vector<Sample> &samples, Summary &out) {
+    out.total = 0.0;
+    out.count = 0;
+    out.heaviest = 0;
+    for (std::size_t i = 0; i < samples.size(); i++) {
+        out.total += samples[i].value * samples[i].weight;
+        if (samples[i].weight > 0)
+            out.count++;
+        if (samples[i].weight > out.heaviest)
+            out.heaviest = samples[i].weight;
+    }
+}
+""",
+        """void summarize(const std::vector<Sample> &samples, Summary &out) {
+    double total = 0.0;
+    long count = 0;
+    int heaviest = 0;
+    for (const Sample &s : samples) {
+        total += s.value * s.weight;
+        count += s.weight > 0;
+        heaviest = s.weight > heaviest ? s.weight : heaviest;
+    }
+    out.total = total;
+    out.count = count;
+    out.heaviest = heaviest;
+}
+""",
+        """void summarize(const std::vector<Sample> &samples, Summary &out) {
+    double total = 0.0;
+    long count = 0;
+    int heaviest = 0;
+    for (const Sample &s : samples) {
+        total += s.value * s.weight;
+        count += s.weight >= 0;
+        heaviest = s.weight > heaviest ? s.weight : heaviest;
+    }
+    out.total = total;
+    out.count = count;
+    out.heaviest = heaviest;
+}
+""",
+        "'out'.count is",
+    ),
+    Signature(
+        "struct_nested_vector_in_out", "cpp", "advance",
+        """#include <vector>
+struct Vec3 {
+    double x, y, z;
+};
+struct Body {
+    Vec3 pos;
+    Vec3 vel;
+    double mass;
+};
+
+// One step of free flight: each body moves by dt times its velocity.
+void advance(std::vector<Body> &bodies, double dt) {
+    for (std::size_t i = 0; i < bodies.size(); i++) {
+        bodies[i].pos.x += dt * bodies[i].vel.x;
+        bodies[i].pos.y += dt * bodies[i].vel.y;
+        bodies[i].pos.z += dt * bodies[i].vel.z;
+    }
+}
+""",
+        """void advance(std::vector<Body> &bodies, double dt) {
+    for (Body &b : bodies) {
+        b.pos.x += dt * b.vel.x;
+        b.pos.y += dt * b.vel.y;
+        b.pos.z += dt * b.vel.z;
+    }
+}
+""",
+        # A wrong nested field: y moves along the x velocity.
+        """void advance(std::vector<Body> &bodies, double dt) {
+    for (Body &b : bodies) {
+        b.pos.x += dt * b.vel.x;
+        b.pos.y += dt * b.vel.x;
+        b.pos.z += dt * b.vel.z;
+    }
+}
+""",
+        ".pos.y is",
+    ),
+    Signature(
+        "struct_nested_mixed_array_inside", "c", "evaluate",
+        """#define DEGREE 3
+struct Poly {
+    double c[DEGREE];
+    int n;
+};
+struct Point2 {
+    float t;
+    double v;
+};
+
+/* Each point's value: the first n (at most DEGREE) coefficients of its polynomial at t. */
+void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
+    for (int i = 0; i < count; i++) {
+        double v = 0.0, power = 1.0;
+        int terms = polys[i].n < 0 ? 0 : polys[i].n > DEGREE ? DEGREE : polys[i].n;
+        for (int k = 0; k < terms; k++) {
+            v += polys[i].c[k] * power;
+            power *= pts[i].t;
+        }
+        pts[i].v = v;
+    }
+}
+""",
+        """void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
+    for (int i = 0; i < count; i++) {
+        const double *c = polys[i].c;
+        double t = pts[i].t, v = 0.0, power = 1.0;
+        int terms = polys[i].n;
+        if (terms > DEGREE)
+            terms = DEGREE;
+        for (int k = 0; k < terms; k++, power *= t)
+            v += c[k] * power;
+        pts[i].v = v;
+    }
+}
+""",
+        """void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
+    for (int i = 0; i < count; i++) {
+        double v = 0.0, power = 1.0;
+        int terms = polys[i].n < 0 ? 0 : polys[i].n > DEGREE ? DEGREE : polys[i].n;
+        for (int k = 0; k < terms; k++) {
+            v += polys[i].c[k == 2 ? 1 : k] * power;
+            power *= pts[i].t;
+        }
+        pts[i].v = v;
+    }
+}
+""",
+        "'pts'",
+    ),
+    Signature(
         "struct_by_reference_out", "cpp", "centroid",
         """struct Point {
     double x, y;
