@@ -129,8 +129,11 @@ def annotation_hint(info: FunctionInfo, example: str) -> str:
 # --------------------------------------------------------------------------- planning
 
 
-def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> HarnessPlan:
-    """Decide how to drive ``info``: kinds, size hypotheses, values. Raises HarnessError."""
+def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None, *, headers: str = "") -> HarnessPlan:
+    """Decide how to drive ``info``: kinds, size hypotheses, values. Raises HarnessError.
+
+    ``headers`` is the text of the project headers the file includes: where its record types may be defined.
+    """
     notes: dict[str, Any] = _merge_annotations(info.annotations, config or {})
     unknown = notes.get("unknown") or []
     if unknown:
@@ -166,10 +169,11 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     ret_elem = ""
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
-    numbers = _number_names(info, template_map)
+    types = f"{headers}\n{info.context}" if headers else info.context  # where record types are defined
+    numbers = _number_names(types, template_map)
     ret_record, ret_fields, ret_mixed = "", [], []
     if not ret_elem and ret != "void" and not _is_number(ret, template_map):
-        ret_elem, ret_record, ret_fields, ret_mixed = _returned_record(info, ret, numbers, template_map)
+        ret_elem, ret_record, ret_fields, ret_mixed = _returned_record(info, types, ret, numbers, template_map)
     returns = ("perfalign verifies functions that return a number, a std::vector of numbers, a struct of numbers "
                "or nothing")
     if "*" in ret or "&" in ret:
@@ -194,7 +198,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             Role.VECTOR_IN: Kind.VEC_IN, Role.VECTOR_OUT: Kind.VEC_OUT, Role.REF_OUT: Kind.REF,
         }.get(p.role, Kind.VALUE)
         plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype, container=p.container)
-        layout = _record(info, p, ctype, numbers)
+        layout = _record(info, types, p, ctype, numbers)
         if layout is not None:
             plan.record, plan.ctype, plan.fields = ctype, layout.field_type or ctype, list(layout.names)
             plan.mixed = list(layout.types) if layout.mixed else []
@@ -302,27 +306,28 @@ _TYPEDEF = re.compile(r"\btypedef\s+((?:const\s+)?[\w\s:]+?)\s+([A-Za-z_]\w*)\s*
 _USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([\w\s:]+?)\s*;")
 
 
-def _number_names(info: FunctionInfo, template_map: dict[str, str]) -> set[str]:
-    """Type names that stand for numbers: template arguments and the context's typedefs of number types."""
+def _number_names(types: str, template_map: dict[str, str]) -> set[str]:
+    """Type names that stand for numbers: template arguments and the typedefs of number types in ``types``."""
     names = set(template_map.values()) | set(template_map)
-    for name, target in [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(info.context)] + [
-        (m.group(1), m.group(2)) for m in _USING.finditer(info.context)
+    for name, target in [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(types)] + [
+        (m.group(1), m.group(2)) for m in _USING.finditer(types)
     ]:
         if cparse.is_integer_type(target) or cparse.is_float_type(target):
             names.add(name)
     return names
 
 
-def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cparse.Record | None:
+def _record(info: FunctionInfo, types: str, p: Param, ctype: str, numbers: set[str]) -> cparse.Record | None:
     """The record a parameter's elements are (a struct or std::pair/tuple/complex of numbers), or None."""
     if p.role is Role.UNSUPPORTED or p.container == "string" or _is_number(ctype, {}) or ctype in numbers:
         return None
-    layout = cparse.record_layout(ctype, info.context, info.language, numbers)
+    layout = cparse.record_layout(ctype, types, info.language, numbers)
     if layout is None:
         if p.record:
             raise HarnessError(
                 f"cannot generate inputs for {p.name}: perfalign does not see the definition of {ctype!r} "
-                "(it generates structs and classes of numbers defined in the function's own file)"
+                "(it reads structs and classes defined in the function's file and in the project headers it "
+                "includes, beside it or in the include folders of its compile_commands.json entry)"
             )
         return None
     if layout.reason:
@@ -330,7 +335,7 @@ def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cpar
     return layout
 
 
-def _returned_record(info: FunctionInfo, ret: str, numbers: set[str],
+def _returned_record(info: FunctionInfo, types: str, ret: str, numbers: set[str],
                      template_map: dict[str, str]) -> tuple[str, str, list[str], list[str]]:
     """A returned record or std::array of numbers: its number type (the record when its numbers' types differ),
     the type as written, the numbers' names and, when they differ, their types."""
@@ -340,7 +345,7 @@ def _returned_record(info: FunctionInfo, ret: str, numbers: set[str],
         if kind == "array" and (_is_number(elem, template_map) or elem in numbers):
             return elem, ret, [], []
         return "", "", [], []
-    layout = cparse.record_layout(ret, info.context, info.language, numbers)
+    layout = cparse.record_layout(ret, types, info.language, numbers)
     if layout is None:
         return "", "", [], []
     if layout.reason:

@@ -6,7 +6,9 @@ unsupported) and a wrong rewrite that must be ``incorrect``, never ``faster``.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -1033,10 +1035,18 @@ void magnitudes(std::vector<double> &v) {
     [
         ("#include <vector>\ndouble f(const std::vector<std::vector<std::vector<double>>> &m) { return m[0][0][0]; }",
          "nested containers"),
-        ("struct P { double x; int id; };\ndouble f(const P *p, int n) { return n ? p[0].x : 0; }",
-         "the fields of P are of different types (double, int)"),
         ("#include \"shapes.h\"\ndouble f(const Shape *s, int n) { return n ? s[0].area : 0; }",
          "does not see the definition of 'Shape'"),
+        ("union U { int i; float f; };\nint f(const U *u, int n) { return n ? u[0].i : 0; }",
+         "U is a union; perfalign cannot tell which of its members holds a value"),
+        ("struct H { int kind; union { int i; float f; } v; };\nint f(const H *h, int n) { return n ? h[0].v.i : 0; }",
+         "the field 'v' of H is a union"),
+        ("struct F { unsigned flags : 3; int n; };\nint f(const F *p, int n) { return n ? p[0].n : 0; }",
+         "the field 'unsigned flags : 3' of F is a bit-field; perfalign cannot generate bit-fields"),
+        ("struct N { double *values; int n; };\ndouble f(const N *p, int n) { return n ? p[0].n : 0; }",
+         "the field 'double *values' of N is a pointer; perfalign cannot tell what it points to"),
+        ("struct V { int n; double d[]; };\ndouble f(const V *p, int n) { return n ? p[0].n : 0; }",
+         "the field 'd[]' of V is a flexible array member"),
         ("struct B { double x; };\nstruct D : B { double y; };\ndouble f(const D *d, int n) { return n ? d[0].y : 0; }",
          "D derives from another class"),
     ],
@@ -1046,3 +1056,85 @@ def test_what_cannot_be_generated_says_why(source: str, words: str) -> None:
         failure = verifier.prepare()
     assert failure is not None and failure.status is Status.UNSUPPORTED
     assert words in failure.detail
+
+
+def test_padding_never_decides_a_comparison() -> None:
+    # Particle has 4 bytes of padding after id; the rewrite stores whole records with 0xAB in them.
+    original = """struct Particle {
+    double x, y;
+    int id;
+};
+
+void swap_xy(struct Particle *ps, int n) {
+    for (int i = 0; i < n; i++) {
+        double t = ps[i].x;
+        ps[i].x = ps[i].y;
+        ps[i].y = t;
+    }
+}
+"""
+    honest = """#include <string.h>
+void swap_xy(struct Particle *ps, int n) {
+    for (int i = 0; i < n; i++) {
+        struct Particle t;
+        memset(&t, 0xAB, sizeof t);
+        t.x = ps[i].y;
+        t.y = ps[i].x;
+        t.id = ps[i].id;
+        memcpy(&ps[i], &t, sizeof t);
+    }
+}
+"""
+    forgets_id = """#include <string.h>
+void swap_xy(struct Particle *ps, int n) {
+    for (int i = 0; i < n; i++) {
+        struct Particle t;
+        memset(&t, 0, sizeof t);
+        t.x = ps[i].y;
+        t.y = ps[i].x;
+        memcpy(&ps[i], &t, sizeof t);
+    }
+}
+"""
+    with FunctionVerifier(original, "c", "swap_xy", settings=QUICK) as verifier:
+        assert verifier.prepare() is None
+        verdict = verifier.verify(honest)
+        assert verdict.status in TIMED, verdict.detail
+        verdict = verifier.verify(forgets_id)
+        assert verdict.status is Status.INCORRECT, verdict.detail
+        assert ".id is 0" in verdict.detail
+
+
+def test_a_struct_defined_in_a_project_header_is_driven(tmp_path: Path) -> None:
+    # Sample is in a header beside the file; the Vec3 it holds in one the compile_commands.json entry finds.
+    (tmp_path / "include").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "include" / "vec.h").write_text("#pragma once\nstruct Vec3 { double x, y, z; };\n")
+    (tmp_path / "src" / "sample.h").write_text('#include <vec.h>\ntypedef struct { struct Vec3 at; int tag; } Sample;\n')
+    source = tmp_path / "src" / "count.c"
+    source.write_text("""#include "sample.h"
+int count_tagged(const Sample *s, int n, double lo) {
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].at.x > lo && s[i].tag > 0)
+            c++;
+    return c;
+}
+""")
+    (tmp_path / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "file": str(source),
+        "command": f"gcc -O2 -I{tmp_path / 'include'} -c {source}"}]))
+    honest = """int count_tagged(const Sample *s, int n, double lo) {
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += s[i].at.x > lo && s[i].tag > 0;
+    return c;
+}
+"""
+    wrong = honest.replace("at.x", "at.y")
+    with FunctionVerifier(source.read_text(), "c", "count_tagged", settings=QUICK, source_path=source) as verifier:
+        failure = verifier.prepare()
+        assert failure is None, failure.detail
+        verdict = verifier.verify(honest)
+        assert verdict.status in TIMED, verdict.detail
+        assert verifier.verify(wrong).status is Status.INCORRECT
