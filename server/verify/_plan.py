@@ -59,6 +59,7 @@ class ParamPlan:
     # A record whose numbers differ in type (``{double x; int id;}``): each number's type. The buffer then holds
     # the records themselves (ctype is the record), generated and compared field by field; padding never compared.
     mixed: list[str] = field(default_factory=list)
+    field_ranges: dict[int, tuple[str, str]] = field(default_factory=dict)  # a record's integer used as an index
     container: str = ""  # "vector", "array" or "string" (from cparse), "" for pointers and values
     single: bool = False  # one record passed by value or reference (the function sees *buffer)
     rows: str = ""  # rows of a T ** or a nested vector, as a C expression of the lengths ("": square, N rows of N)
@@ -366,6 +367,7 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
         if target.kind == Kind.VALUE or not target.hypotheses:
             continue
         for index in cparse.index_expressions(info, target.param.name):
+            _field_index_range(index, target, by_name)
             source = _whole_subscript(index)
             pp = by_name.get(source) if source else None
             if (pp is None or pp is target or pp.kind not in {Kind.IN, Kind.VEC_IN} or pp.range is not None
@@ -375,6 +377,39 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
             size = target.hypotheses[0]
             pp.range = ("0", f"perfalign_max(({size}) / {target.width} - 1, 0)" if target.width > 1
                         else f"perfalign_max(({size}) - 1, 0)")
+
+
+def _field_index_range(index: str, target: ParamPlan, by_name: dict[str, ParamPlan]) -> None:
+    """``y[e[i].dst]``: the integer field ``dst`` of the input records ``e`` runs over 0 .. size(y) - 1.
+
+    The record is then generated field by field (as one of mixed types is), that field within the range.
+    """
+    match = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+    pp = by_name.get(match.group(1)) if match else None
+    if pp is None or pp is target or not pp.record or pp.kind not in {Kind.IN, Kind.VEC_IN}:
+        return
+    depth, rest = 0, index[match.end() - 1:]
+    for at, ch in enumerate(rest):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            rest = rest[at + 1:]
+            break
+    name = re.sub(r"\s+", "", rest)
+    if not name.startswith("."):
+        return
+    name = name[1:]
+    if name not in pp.fields:
+        return
+    k = pp.fields.index(name)
+    types = pp.mixed or [pp.ctype] * len(pp.fields)
+    if not cparse.is_integer_type(types[k]) or k in pp.field_ranges:
+        return
+    if not pp.mixed:
+        pp.mixed, pp.ctype = types, pp.record  # laid out as the record itself, generated field by field
+    size = target.hypotheses[0]
+    pp.field_ranges[k] = ("0", f"perfalign_max(({size}) - 1, 0)" if target.width == 1
+                          else f"perfalign_max(({size}) / {target.width} - 1, 0)")
 
 
 def _whole_subscript(index: str) -> str | None:

@@ -582,22 +582,25 @@ def _record_glue(plan: HarnessPlan) -> str:
     out: list[str] = []
     nfields: list[str] = []
     field_cases: list[str] = []
-    records = [(pp.index, pp.record, pp.fields, pp.mixed) for pp in plan.params if pp.mixed]
+    records = [(pp.index, pp.record, pp.fields, pp.mixed, pp.field_ranges) for pp in plan.params if pp.mixed]
     if plan.return_mixed and plan.return_kind is ReturnKind.VECTOR:
-        records.append((-1, plan.return_record, plan.return_fields, plan.return_mixed))
-    for i, record, names, types in records:
+        records.append((-1, plan.return_record, plan.return_fields, plan.return_mixed, {}))
+    for i, record, names, types, ranges in records:
         tag = f"m{-i}" if i < 0 else str(i)
         probe = f"perfalign_probe_{tag}"
         out.append(f"static {record} {probe};")
         if i >= 0:
             stores = []
             for k, (name, t) in enumerate(zip(names, types)):
-                stores.append(f"perfalign_fill_{_slug(t)}(({t} *)tmp, count, rng, variant, 0, 0.0, 0.0); "
+                lo, hi = ranges.get(k, ("0", "0"))
+                stores.append(f"perfalign_fill_{_slug(t)}(({t} *)tmp, count, rng, variant, {int(k in ranges)}, "
+                              f"(double)({lo}), (double)({hi})); "
                               f"for (j = 0; j < count; j++) {_leaf('p[j]', name, k)} = (({t} *)tmp)[j];")
             out.append("\n".join([
                 f"static void perfalign_fill_record_{i}(void *data, size_t count, unsigned long long *rng, "
-                "int variant) {",
+                "const long long *lens, int variant) {",
                 f"    {record} *p = ({record} *)data; size_t j; void *tmp = malloc(count * 16 + 16);",
+                f"    {_length_locals(plan)}",
                 f"    memset(data, 0, count * sizeof({record}));",
                 "    if (!tmp) return;",
                 *[f"    {line}" for line in stores],
@@ -649,7 +652,7 @@ def _type_glue(plan: HarnessPlan) -> str:
             hyps = " ".join(f"case {h}: v = (long long)({expr}){width}; break;" for h, expr in enumerate(pp.hypotheses))
             count_cases.append(f"case {i}: switch (hyp) {{ {hyps} default: v = 0; }} break;")
             if pp.mixed:
-                fill_cases.append(f"case {i}: perfalign_fill_record_{i}(data, count, rng, profile); break;")
+                fill_cases.append(f"case {i}: perfalign_fill_record_{i}(data, count, rng, lens, profile); break;")
             elif pp.container == "strings":
                 fill_cases.append(f"case {i}: perfalign_fill_slots((char *)data, count, rng, profile); break;")
             elif pp.param.role is Role.STRING or pp.container == "string":

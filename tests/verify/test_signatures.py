@@ -575,6 +575,38 @@ void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
         "'pts'",
     ),
     Signature(
+        "struct_fields_used_as_indices", "c", "scatter",
+        """struct Edge {
+    int src, dst;
+    float w;
+};
+
+/* y = the weighted sum over the edges of x at each edge's source, gathered at its destination. */
+void scatter(const struct Edge *e, int m, const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (int i = 0; i < m; i++)
+        y[e[i].dst] += e[i].w * x[e[i].src];
+}
+""",
+        """void scatter(const struct Edge *e, int m, const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (const struct Edge *p = e; p < e + m; p++)
+        y[p->dst] += p->w * x[p->src];
+}
+""",
+        # Two fields swapped: gathered at the source instead of the destination.
+        """void scatter(const struct Edge *e, int m, const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (int i = 0; i < m; i++)
+        y[e[i].src] += e[i].w * x[e[i].dst];
+}
+""",
+        "'y'",
+    ),
+    Signature(
         "struct_by_reference_out", "cpp", "centroid",
         """struct Point {
     double x, y;
