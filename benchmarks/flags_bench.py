@@ -4,6 +4,7 @@ Run from the repository root:
 
     .venv/bin/python benchmarks/flags_bench.py [--cflags "-O3"] [--json]
     .venv/bin/python benchmarks/flags_bench.py --raw tests/fixtures/raw_outputs [--times 5] [--json OUT]
+    .venv/bin/python benchmarks/flags_bench.py --raw benchmarks/reference_rewrites --candidates-only --times 0
 
 Without ``--raw``: for every function of ``examples/`` the verifier prepares
 the original (as it does once per function before any candidate) and reports
@@ -17,6 +18,8 @@ model, as ``tests/fixtures/raw_outputs`` keeps them): every example is prepared 
 candidate called ``faster`` at ``-O3`` is then verified ``--times`` more times there, each time with its own
 timing sessions, and the statuses are counted (target: each stays ``faster`` at least 4 of 5 times and none is
 ever ``slower``). Each row is printed as JSON on stderr as soon as it is known.
+``benchmarks/reference_rewrites`` holds, in the same form, an honest rewrite
+for the examples the saved model outputs do not cover.
 """
 from __future__ import annotations
 
@@ -77,12 +80,14 @@ def _brief(verdict: object) -> dict[str, object]:
             "problem_size": verdict.problem_size}  # type: ignore[attr-defined]
 
 
-def run_saved(raw_dir: Path, times: int) -> list[dict[str, object]]:
+def run_saved(raw_dir: Path, times: int, candidates_only: bool = False) -> list[dict[str, object]]:
     """One row per example: compiler_alone at -O2 and -O3, and each saved candidate's verdicts at both."""
     saved = saved_candidates(raw_dir)
     rows: list[dict[str, object]] = []
     for path in EXAMPLES:
         example = f"{path.parent.name}/{path.name}"
+        if candidates_only and not any(ex == example for ex, _ in saved):
+            continue
         text = path.read_text()
         language = cparse.language_for(path)
         name = cparse.list_functions(text, language)[-1].name
@@ -148,9 +153,11 @@ def main() -> None:
     parser.add_argument("--cflags", default="-O3", help="the flags to compare against -O3 -march=native")
     parser.add_argument("--raw", type=Path, default=None, help="a folder of saved model outputs, one folder per model")
     parser.add_argument("--times", type=int, default=5, help="with --raw: re-verifications of a faster (default 5)")
+    parser.add_argument("--candidates-only", action="store_true",
+                        help="with --raw: only the examples that have a saved candidate")
     parser.add_argument("--json", nargs="?", const="-", default=None, help="print the rows as JSON (or write to FILE)")
     args = parser.parse_args()
-    rows = run_saved(args.raw, args.times) if args.raw is not None else run(args.cflags.split())
+    rows = run_saved(args.raw, args.times, args.candidates_only) if args.raw is not None else run(args.cflags.split())
     if args.json is not None:
         document = json.dumps(rows, indent=1)
         if args.json == "-":
