@@ -690,7 +690,7 @@ def _type_glue(plan: HarnessPlan) -> str:
     number_types = [t for pp in arrays if pp.param.role is not Role.STRING
                     and pp.container not in {"string", "strings"} for t in (pp.mixed or [pp.ctype])]
     typed = [_TYPED.replace("@T@", t).replace("@SLUG@", _slug(t)) for t in dict.fromkeys(number_types)]
-    mixed_ret = bool(plan.return_mixed) and plan.return_kind is ReturnKind.VECTOR
+    ret_number = bool(ret_type) and not (plan.return_mixed and plan.return_kind is ReturnKind.VECTOR)
     return "\n".join([
         _PRELUDE.replace("@SLOT@", str(STRING_SLOT)),
         *typed,
@@ -704,8 +704,8 @@ def _type_glue(plan: HarnessPlan) -> str:
         f"{ext}int perfalign_elem_signed(int i) {{ switch (i) {{ {' '.join(issigned)} default: return 0; }} }}",
         f"{ext}int perfalign_nhyp(int i) {{ switch (i) {{ {' '.join(nhyp)} default: return 1; }} }}",
         f"{ext}int perfalign_ret_esize(void) {{ return {f'(int)sizeof({ret_type})' if ret_type else '0'}; }}",
-        f"{ext}int perfalign_ret_float(void) {{ return {f'PF_ISF({ret_type})' if ret_type and not mixed_ret else '0'}; }}",
-        f"{ext}int perfalign_ret_signed(void) {{ return {f'PF_SGN({ret_type})' if ret_type and not mixed_ret else '0'}; }}",
+        f"{ext}int perfalign_ret_float(void) {{ return {f'PF_ISF({ret_type})' if ret_number else '0'}; }}",
+        f"{ext}int perfalign_ret_signed(void) {{ return {f'PF_SGN({ret_type})' if ret_number else '0'}; }}",
         f"{ext}long long perfalign_count(int i, int hyp, const long long *lens) {{",
         f"    long long v = 0; {locals_}",
         f"    switch (i) {{ {' '.join(count_cases)} default: v = 0; }}",
