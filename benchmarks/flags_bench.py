@@ -80,9 +80,16 @@ def _brief(verdict: object) -> dict[str, object]:
             "problem_size": verdict.problem_size}  # type: ignore[attr-defined]
 
 
-def run_saved(raw_dir: Path, times: int, candidates_only: bool = False) -> list[dict[str, object]]:
-    """One row per example: compiler_alone at -O2 and -O3, and each saved candidate's verdicts at both."""
+def run_saved(raw_dir: Path, times: int, candidates_only: bool = False, only: list[str] | None = None,
+              levels: list[str] | None = None) -> list[dict[str, object]]:
+    """One row per example: compiler_alone at -O2 and -O3, and each saved candidate's verdicts at both.
+
+    ``only`` keeps the saved candidates whose name contains one of its words; ``levels`` the flags (O2, O3).
+    """
     saved = saved_candidates(raw_dir)
+    if only:
+        saved = {key: kept for key, found in saved.items()
+                 if (kept := [(n, c) for n, c in found if any(word in n for word in only)])}
     rows: list[dict[str, object]] = []
     for path in EXAMPLES:
         example = f"{path.parent.name}/{path.name}"
@@ -95,6 +102,8 @@ def run_saved(raw_dir: Path, times: int, candidates_only: bool = False) -> list[
         for mode in modes:
             row: dict[str, object] = {"example": example, "function": name, "mode": mode, "candidates": {}}
             for label, cflags in FLAGS.items():
+                if levels and label not in levels:
+                    continue
                 settings = Settings(cflags=cflags, threads=2) if mode == "openmp" else Settings(cflags=cflags)
                 with FunctionVerifier(text, language, name, mode=mode, settings=settings,
                                       source_path=path) as verifier:
@@ -153,11 +162,14 @@ def main() -> None:
     parser.add_argument("--cflags", default="-O3", help="the flags to compare against -O3 -march=native")
     parser.add_argument("--raw", type=Path, default=None, help="a folder of saved model outputs, one folder per model")
     parser.add_argument("--times", type=int, default=5, help="with --raw: re-verifications of a faster (default 5)")
+    parser.add_argument("--only", default="", help="with --raw: comma-separated words; candidates named so only")
+    parser.add_argument("--levels", default="O2,O3", help="with --raw: which of O2, O3 (default both)")
     parser.add_argument("--candidates-only", action="store_true",
                         help="with --raw: only the examples that have a saved candidate")
     parser.add_argument("--json", nargs="?", const="-", default=None, help="print the rows as JSON (or write to FILE)")
     args = parser.parse_args()
-    rows = run_saved(args.raw, args.times, args.candidates_only) if args.raw is not None else run(args.cflags.split())
+    rows = run_saved(args.raw, args.times, args.candidates_only,
+                     [w for w in args.only.split(",") if w], args.levels.split(",")) if args.raw is not None else run(args.cflags.split())
     if args.json is not None:
         document = json.dumps(rows, indent=1)
         if args.json == "-":

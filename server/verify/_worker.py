@@ -150,12 +150,15 @@ class Usage:
 
     ``cpu_s``: user and system time of every thread, ended ones included, in
     clock ticks; ``run_s``: the time its live threads have run, to the
-    nanosecond; ``threads``: how many it has now.
+    nanosecond; ``threads``: how many it has now; ``wait_s``: the time its main
+    thread (the one that makes the calls) was ready to run but waited for a
+    CPU, to the nanosecond.
     """
 
     cpu_s: float
     run_s: float
     threads: int
+    wait_s: float = 0.0
 
 
 def cpu_outside_calls(first: Usage, last: Usage, in_calls_s: float) -> float:
@@ -467,14 +470,17 @@ class Worker:
             threads = int(fields[17])
         except (OSError, IndexError, ValueError):
             return Usage(0.0, 0.0, 0)
-        run = 0
+        run = wait = 0
         try:
             for task in os.listdir(f"/proc/{pid}/task"):
                 try:
                     with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as fh:
-                        run += int(fh.read().split()[0])
+                        stat = fh.read().split()
+                    run += int(stat[0])
+                    if task == str(pid):
+                        wait = int(stat[1])
                 except (OSError, IndexError, ValueError):
                     continue
         except OSError:
             pass
-        return Usage(cpu, run / 1e9, threads)
+        return Usage(cpu, run / 1e9, threads, wait / 1e9)
