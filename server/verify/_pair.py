@@ -258,7 +258,7 @@ class Pair:
                     took[id(worker)] = worker.call(timeout)
                     after = worker.usage()
                     worker.stop()
-                    timed[id(worker)] = _own_time(took[id(worker)], before, after)
+                    timed[id(worker)] = own_time(took[id(worker)], before, after)
                     ledger.call(worker, before, after)
                     if worker is self.original:
                         orig_wall += took[id(worker)]
@@ -367,7 +367,7 @@ def describe_failure(failure: WorkerFailure, who: str) -> str:
     return f"{who}: {failure.detail}"
 
 
-def _own_time(wall: float, before: Usage, after: Usage) -> float:
+def own_time(wall: float, before: Usage, after: Usage) -> float:
     """A call's wall time, less the time a one-thread call waited for a CPU on a busy machine.
 
     The wait is the kernel's count for the worker's only thread (ready to run, not running): no work of

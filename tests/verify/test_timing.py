@@ -232,15 +232,15 @@ def test_a_full_scan_against_an_early_exit_is_slower_not_a_timeout(tmp_path: Pat
 
 
 def test_the_time_a_one_thread_call_waited_for_a_cpu_is_not_the_functions() -> None:
-    from perfalign.server.verify._pair import _own_time
+    from perfalign.server.verify._pair import own_time
     from perfalign.server.verify._worker import Usage
 
     # A 20 µs call measured at 5 ms on a busy machine: 4.9 ms of it waiting for a CPU.
     before, after = Usage(1.0, 1.0, 1, 2.0), Usage(1.0, 1.00002, 1, 2.0049)
-    assert abs(_own_time(0.005, before, after) - 0.0001) < 1e-9
+    assert abs(own_time(0.005, before, after) - 0.0001) < 1e-9
     # Never less than the time the call ran; a call that ran several threads keeps its wall time.
-    assert _own_time(0.005, before, Usage(1.0, 1.003, 1, 2.0049)) == pytest.approx(0.003)
-    assert _own_time(0.005, Usage(1.0, 1.0, 2, 2.0), Usage(1.0, 1.008, 2, 2.0049)) == 0.005
+    assert own_time(0.005, before, Usage(1.0, 1.003, 1, 2.0049)) == pytest.approx(0.003)
+    assert own_time(0.005, Usage(1.0, 1.0, 2, 2.0), Usage(1.0, 1.008, 2, 2.0049)) == 0.005
 
 
 def test_a_candidate_that_sleeps_in_its_call_is_not_faster(tmp_path: Path) -> None:
