@@ -120,8 +120,10 @@ def run_saved(raw_dir: Path, times: int, candidates_only: bool = False, only: li
                         verdict = verifier.verify(code)
                         entry[label] = _brief(verdict)
                         if label == "O3" and verdict.status.value == "faster" and times:
-                            again = Counter(verifier.verify(code).status.value for _ in range(times))
-                            entry["again_O3"] = dict(again)
+                            again_verdicts = [verifier.verify(code) for _ in range(times)]
+                            entry["again_O3"] = dict(Counter(v.status.value for v in again_verdicts))
+                            entry["again_O3_detail"] = [v.detail[:300] for v in again_verdicts
+                                                        if v.status.value != "faster"]
                         print(json.dumps({"example": example, "candidate": candidate, label: entry[label],
                                           "again_O3": entry.get("again_O3")}), file=sys.stderr, flush=True)
             rows.append(row)
