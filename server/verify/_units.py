@@ -593,18 +593,23 @@ def _record_glue(plan: HarnessPlan) -> str:
             stores = []
             for k, (name, t) in enumerate(zip(names, types)):
                 lo, hi = ranges.get(k, ("0", "0"))
-                stores.append(f"perfalign_fill_{_slug(t)}(({t} *)tmp, count, rng, variant, {int(k in ranges)}, "
-                              f"(double)({lo}), (double)({hi})); "
-                              f"for (j = 0; j < count; j++) {_leaf('p[j]', name, k)} = (({t} *)tmp)[j];")
+                stores.append(f"perfalign_fill_{_slug(t)}(({t} *)perfalign_tmp, perfalign_count, perfalign_rng, "
+                              f"perfalign_variant, {int(k in ranges)}, (double)({lo}), (double)({hi})); "
+                              "for (perfalign_j = 0; perfalign_j < perfalign_count; perfalign_j++) "
+                              f"{_leaf('perfalign_p[perfalign_j]', name, k)} = (({t} *)perfalign_tmp)[perfalign_j];")
+            # The lengths are locals named as the parameters (a range may use them): every other name is ours.
             out.append("\n".join([
-                f"static void perfalign_fill_record_{i}(void *data, size_t count, unsigned long long *rng, "
-                "const long long *lens, int variant) {",
-                f"    {record} *p = ({record} *)data; size_t j; void *tmp = malloc(count * 16 + 16);",
+                f"static void perfalign_fill_record_{i}(void *perfalign_data, size_t perfalign_count, "
+                "unsigned long long *perfalign_rng, const long long *lens, int perfalign_variant) {",
+                f"    {record} *perfalign_p = ({record} *)perfalign_data; size_t perfalign_j;",
+                "    void *perfalign_tmp = malloc(perfalign_count * 16 + 16);",
+                f"    memset(perfalign_data, 0, perfalign_count * sizeof({record}));",
+                "    if (!perfalign_tmp) return;",
+                "    {",
                 f"    {_length_locals(plan)}",
-                f"    memset(data, 0, count * sizeof({record}));",
-                "    if (!tmp) return;",
                 *[f"    {line}" for line in stores],
-                "    free(tmp);",
+                "    }",
+                "    free(perfalign_tmp);",
                 "}",
             ]))
         nfields.append(f"case {i}: return {len(names)};")
