@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._plan import Kind, ReturnKind
-from ._worker import Dumped, Interface, Layout, Worker
+from ._worker import Dumped, Interface, Layout, Leaf, Worker
 
 DEFAULT_RTOL = {4: 1e-3}  # 4-byte floating point; every other type: 1e-6
 # A double array whose elements differ from the original's by this much relative to themselves, at the median,
@@ -49,6 +49,28 @@ def dtype_for(esize: int, is_float: bool, is_signed: bool) -> np.dtype:
     return np.dtype(base if is_signed else base.replace("i", "u"))
 
 
+def record_dtype(esize: int, leaves: tuple[Leaf, ...]) -> np.dtype:
+    """A record of numbers of different types: one named field per number at its offset; padding is no field."""
+    return np.dtype({"names": [f"f{k}" for k in range(len(leaves))],
+                     "formats": [dtype_for(f.size, f.is_float, f.is_signed) for f in leaves],
+                     "offsets": [f.offset for f in leaves], "itemsize": esize})
+
+
+def leaf_columns(a: np.ndarray) -> list[np.ndarray]:
+    """A record array's numbers, one contiguous array per field; a plain array is its own only column."""
+    if a.dtype.names is None:
+        return [a]
+    return [np.ascontiguousarray(a[name]) for name in a.dtype.names]
+
+
+def number_at(a: np.ndarray, flat: int) -> object:
+    """Number ``flat`` of an array, counting a record array's fields one after the other within each record."""
+    if a.dtype.names is None:
+        return a[flat]
+    where, k = divmod(flat, len(a.dtype.names))
+    return a[where][a.dtype.names[k]]
+
+
 def results(worker: Worker, iface: Interface, layout: Layout, counts: list[int], dumped: Dumped) -> Results:
     """Views of the worker's results in its shared memory (valid until its next command)."""
     memory = worker.memory()
@@ -56,7 +78,7 @@ def results(worker: Worker, iface: Interface, layout: Layout, counts: list[int],
     for i, p in enumerate(iface.params):
         if p.kind == Kind.VALUE:
             continue
-        dtype = dtype_for(p.esize, p.is_float, p.is_signed)
+        dtype = record_dtype(p.esize, p.fields) if p.fields else dtype_for(p.esize, p.is_float, p.is_signed)
         count, offset = dumped.views[i]
         if count < 0:
             count = counts[i]
@@ -65,7 +87,8 @@ def results(worker: Worker, iface: Interface, layout: Layout, counts: list[int],
     returned: np.ndarray | None = None
     if iface.return_kind is ReturnKind.VECTOR:
         count, offset = dumped.returned
-        dtype = dtype_for(iface.return_esize, iface.return_float, iface.return_signed)
+        dtype = (record_dtype(iface.return_esize, iface.return_fields) if iface.return_fields
+                 else dtype_for(iface.return_esize, iface.return_float, iface.return_signed))
         returned = np.frombuffer(memory, dtype=dtype, count=max(count, 0), offset=offset) if count > 0 else np.zeros(0, dtype)
     elif iface.return_kind is not ReturnKind.VOID:
         dtype = dtype_for(iface.return_esize, iface.return_float, iface.return_signed)
@@ -74,9 +97,11 @@ def results(worker: Worker, iface: Interface, layout: Layout, counts: list[int],
 
 
 def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two arrays hold the same bytes (compared as words, without copying them)."""
+    """Whether two arrays hold the same bytes (compared as words, without copying them); records field by field."""
     if a.shape != b.shape or a.dtype.itemsize != b.dtype.itemsize:
         return False
+    if a.dtype.names is not None:
+        return a.dtype == b.dtype and all(same_bytes(x, y) for x, y in zip(leaf_columns(a), leaf_columns(b)))
     if a.size == 0:
         return True
     size = a.dtype.itemsize
@@ -97,6 +122,16 @@ def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, 
         return 0
     if expected.size == 0 or same_bytes(expected, got):
         return None
+    if expected.dtype.names is not None:
+        # A record of numbers of different types: each field by its own rule (exact, or a tolerance relative to
+        # that field's largest magnitude); the first record that differs, at its first field that does.
+        columns = list(zip(leaf_columns(expected), leaf_columns(got)))
+        found = [(bad, k) for k, (x, y) in enumerate(columns)
+                 if (bad := first_difference(x, y, rtol, special=special)) is not None]
+        if not found:
+            return None
+        where, k = min(found)
+        return where * len(columns) + k
     if expected.dtype.kind != "f":
         bad = np.flatnonzero(expected != got)
         return int(bad[0]) if bad.size else None
@@ -120,6 +155,8 @@ def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, 
 
 def lower_precision(expected: np.ndarray, got: np.ndarray) -> bool:
     """Whether ``got`` differs from ``expected`` only as a computation at a lower precision does (for messages)."""
+    if expected.dtype.names is not None:
+        return any(lower_precision(x, y) for x, y in zip(leaf_columns(expected), leaf_columns(got)))
     if expected.shape != got.shape or expected.dtype.kind != "f" or expected.size == 0:
         return False
     if first_difference(expected, got, DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)) is not None:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
-from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, results, returned_difference,
-                       same_bytes)
+from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, number_at, results,
+                       returned_difference, same_bytes)
 from ._plan import HarnessPlan, Kind, ReturnKind
 from ._units import ArrayProfile
-from ._worker import CpuLedger, Interface, Layout, Worker, WorkerFailure, layout_for
+from ._worker import CpuLedger, Interface, Layout, Usage, Worker, WorkerFailure, layout_for
 
 # Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
 SYSCALL_NAMES = {
@@ -255,7 +255,8 @@ class Pair:
                 limit = PRECISION_RTOL.get(x.dtype.itemsize, 0)
                 low = (f" (most elements differ by more than {limit:g} of themselves: a lower precision)"
                        if self.rtol is None and lower_precision(x, y) else "")
-                return f"'{names[i]}'{at} is {_value(y[bad])}, the original gives {_value(x[bad])}{low} ({where})"
+                return (f"'{names[i]}'{at} is {_value(number_at(y, bad))}, the original gives "
+                        f"{_value(number_at(x, bad))}{low} ({where})")
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
             if self.iface.return_kind is ReturnKind.VECTOR:
@@ -265,8 +266,8 @@ class Pair:
                 if bad is not None and self.plan.return_record:
                     names = self.plan.return_fields
                     part = f".{names[bad]}" if bad < len(names) and names[bad] else f"[{bad}]"
-                    return (f"the returned {self.plan.return_record}'s {part} is {_value(y[bad])}, the original "
-                            f"gives {_value(x[bad])} ({where})")
+                    return (f"the returned {self.plan.return_record}'s {part} is {_value(number_at(y, bad))}, the "
+                            f"original gives {_value(number_at(x, bad))} ({where})")
                 if bad is not None:
                     return (f"element {bad} of the returned vector is {_value(y[bad])}, the original gives "
                             f"{_value(x[bad])} ({where})")
@@ -318,6 +319,7 @@ class Pair:
                 order = (self.original, self.candidate) if k % 2 == 0 else (self.candidate, self.original)
                 took: dict[int, float] = {}
                 ran: dict[int, float] = {}
+                timed: dict[int, float] = {}
                 for worker in order:
                     other = self.candidate if worker is self.original else self.original
                     other.stop()
@@ -327,6 +329,7 @@ class Pair:
                     after = worker.usage()
                     ran[id(worker)] = (after.run_s - before.run_s) * 1e3
                     worker.stop()
+                    timed[id(worker)] = own_time(took[id(worker)], before, after)
                     ledger.call(worker, before, after)
                     if worker is self.original:
                         orig_wall += took[id(worker)]
@@ -350,7 +353,7 @@ class Pair:
                     return Outcome("incorrect", wrong)
                 if k < warmups:
                     continue
-                to, tc = took[id(self.original)] * 1e3, took[id(self.candidate)] * 1e3 + charge_ms
+                to, tc = timed[id(self.original)] * 1e3, timed[id(self.candidate)] * 1e3 + charge_ms
                 out.baseline_ms.append(to)
                 out.candidate_ms.append(tc)
                 out.baseline_run_ms.append(ran[id(self.original)])
@@ -437,6 +440,19 @@ def describe_failure(failure: WorkerFailure, who: str) -> str:
             return f"{who} crashed ({name})"
         return f"{who} ended the program (exit status {failure.returncode}) before the checks finished"
     return f"{who}: {failure.detail}"
+
+
+def own_time(wall: float, before: Usage, after: Usage) -> float:
+    """A call's wall time, less the time a one-thread call waited for a CPU on a busy machine.
+
+    The wait is the kernel's count for the worker's only thread (ready to run, not running): no work of
+    the function's, and on a loaded machine it is most of a short call's wall time (a call of 20 µs
+    measured at 2 ms). A call that ran several threads keeps its wall time: one thread's wait may be
+    another's work. Never less than the time the call ran.
+    """
+    if before.threads > 1 or after.threads > 1:
+        return wall
+    return max(wall - max(0.0, after.wait_s - before.wait_s), after.run_s - before.run_s)
 
 
 def _value(v: np.generic) -> str:

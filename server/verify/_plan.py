@@ -56,14 +56,20 @@ class ParamPlan:
     range: tuple[str, str] | None = None  # element values LO..HI
     record: str = ""  # a struct, std::pair, std::tuple or std::complex element, as the side glue names it
     fields: list[str] = field(default_factory=list)  # a record's numbers, one name each ("x", "y"); ctype is their type
+    # A record whose numbers differ in type (``{double x; int id;}``): each number's type. The buffer then holds
+    # the records themselves (ctype is the record), generated and compared field by field; padding never compared.
+    mixed: list[str] = field(default_factory=list)
+    field_ranges: dict[int, tuple[str, str]] = field(default_factory=dict)  # a record's integer used as an index
     container: str = ""  # "vector", "array" or "string" (from cparse), "" for pointers and values
     single: bool = False  # one record passed by value or reference (the function sees *buffer)
     rows: str = ""  # rows of a T ** or a nested vector, as a C expression of the lengths ("": square, N rows of N)
 
     @property
     def width(self) -> int:
-        """Numbers per element: a record's field count, a string's slot, else 1."""
-        return STRING_SLOT if self.container == "strings" else max(1, len(self.fields))
+        """Buffer elements per element: a uniform record's field count, a string's slot, else 1."""
+        if self.container == "strings":
+            return STRING_SLOT
+        return 1 if self.mixed else max(1, len(self.fields))
 
     @property
     def element(self) -> str:
@@ -78,7 +84,7 @@ class ParamPlan:
             return f" (character {flat} of its strings, each followed by a NUL)"
         if not self.fields:
             return f"[{flat}]"
-        where, k = divmod(flat, self.width)
+        where, k = divmod(flat, len(self.fields))
         name = self.fields[k]
         prefix = "" if self.single else f"[{where}]"
         return prefix + (f".{name}" if name else f" (number {k} of {self.record})")
@@ -97,6 +103,7 @@ class HarnessPlan:
     return_element: str = ""  # element type of a returned std::vector, or the number type of a returned record
     return_record: str = ""  # a returned struct, std::pair, std::tuple, std::complex or std::array, as written
     return_fields: list[str] = field(default_factory=list)  # a returned record's numbers, one name each
+    return_mixed: list[str] = field(default_factory=list)  # a returned record's number types, when they differ
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
     target_size: int | None = None  # the problem size the user cares about (annotation or perfalign.toml)
     notes: list[str] = field(default_factory=list)
@@ -124,8 +131,11 @@ def annotation_hint(info: FunctionInfo, example: str) -> str:
 # --------------------------------------------------------------------------- planning
 
 
-def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> HarnessPlan:
-    """Decide how to drive ``info``: kinds, size hypotheses, values. Raises HarnessError."""
+def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None, *, headers: str = "") -> HarnessPlan:
+    """Decide how to drive ``info``: kinds, size hypotheses, values. Raises HarnessError.
+
+    ``headers`` is the text of the project headers the file includes: where its record types may be defined.
+    """
     notes: dict[str, Any] = _merge_annotations(info.annotations, config or {})
     unknown = notes.get("unknown") or []
     if unknown:
@@ -161,10 +171,11 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
     ret_elem = ""
     if ret_vec is not None and _is_number(ret_vec, template_map):
         ret_elem = ret_vec
-    numbers = _number_names(info, template_map)
-    ret_record, ret_fields = "", []
+    types = f"{headers}\n{info.context}" if headers else info.context  # where record types are defined
+    numbers = _number_names(types, template_map)
+    ret_record, ret_fields, ret_mixed = "", [], []
     if not ret_elem and ret != "void" and not _is_number(ret, template_map):
-        ret_elem, ret_record, ret_fields = _returned_record(info, ret, numbers, template_map)
+        ret_elem, ret_record, ret_fields, ret_mixed = _returned_record(info, types, ret, numbers, template_map)
     returns = ("perfalign verifies functions that return a number, a std::vector of numbers, a struct of numbers "
                "or nothing")
     if "*" in ret or "&" in ret:
@@ -189,9 +200,10 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
             Role.VECTOR_IN: Kind.VEC_IN, Role.VECTOR_OUT: Kind.VEC_OUT, Role.REF_OUT: Kind.REF,
         }.get(p.role, Kind.VALUE)
         plan = ParamPlan(param=p, index=index, kind=kind, ctype=ctype, container=p.container)
-        layout = _record(info, p, ctype, numbers)
+        layout = _record(info, types, p, ctype, numbers)
         if layout is not None:
-            plan.record, plan.ctype, plan.fields = ctype, layout.field_type, list(layout.names)
+            plan.record, plan.ctype, plan.fields = ctype, layout.field_type or ctype, list(layout.names)
+            plan.mixed = list(layout.types) if layout.mixed else []
             if p.role in {Role.SCALAR, Role.LENGTH}:
                 plan.kind, plan.single = Kind.IN, True  # one record by value or const reference
                 p.role = Role.SCALAR
@@ -247,6 +259,7 @@ def make_plan(info: FunctionInfo, config: dict[str, Any] | None = None) -> Harne
         return_element=ret_elem,
         return_record=ret_record,
         return_fields=ret_fields,
+        return_mixed=ret_mixed,
         template_args=[template_map[t] for t in info.template_params],
         tolerance=float(tolerance) if tolerance is not None else None,
         noalias=bool(notes.get("noalias")),
@@ -301,27 +314,28 @@ _TYPEDEF = re.compile(r"\btypedef\s+((?:const\s+)?[\w\s:]+?)\s+([A-Za-z_]\w*)\s*
 _USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([\w\s:]+?)\s*;")
 
 
-def _number_names(info: FunctionInfo, template_map: dict[str, str]) -> set[str]:
-    """Type names that stand for numbers: template arguments and the context's typedefs of number types."""
+def _number_names(types: str, template_map: dict[str, str]) -> set[str]:
+    """Type names that stand for numbers: template arguments and the typedefs of number types in ``types``."""
     names = set(template_map.values()) | set(template_map)
-    for name, target in [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(info.context)] + [
-        (m.group(1), m.group(2)) for m in _USING.finditer(info.context)
+    for name, target in [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(types)] + [
+        (m.group(1), m.group(2)) for m in _USING.finditer(types)
     ]:
         if cparse.is_integer_type(target) or cparse.is_float_type(target):
             names.add(name)
     return names
 
 
-def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cparse.Record | None:
+def _record(info: FunctionInfo, types: str, p: Param, ctype: str, numbers: set[str]) -> cparse.Record | None:
     """The record a parameter's elements are (a struct or std::pair/tuple/complex of numbers), or None."""
     if p.role is Role.UNSUPPORTED or p.container == "string" or _is_number(ctype, {}) or ctype in numbers:
         return None
-    layout = cparse.record_layout(ctype, info.context, info.language, numbers)
+    layout = cparse.record_layout(ctype, types, info.language, numbers)
     if layout is None:
         if p.record:
             raise HarnessError(
                 f"cannot generate inputs for {p.name}: perfalign does not see the definition of {ctype!r} "
-                "(it generates structs and classes of numbers defined in the function's own file)"
+                "(it reads structs and classes defined in the function's file and in the project headers it "
+                "includes, beside it or in the include folders of its compile_commands.json entry)"
             )
         return None
     if layout.reason:
@@ -329,21 +343,24 @@ def _record(info: FunctionInfo, p: Param, ctype: str, numbers: set[str]) -> cpar
     return layout
 
 
-def _returned_record(info: FunctionInfo, ret: str, numbers: set[str],
-                     template_map: dict[str, str]) -> tuple[str, str, list[str]]:
-    """A returned record or std::array of numbers: its number type, the type as written, the numbers' names."""
+def _returned_record(info: FunctionInfo, types: str, ret: str, numbers: set[str],
+                     template_map: dict[str, str]) -> tuple[str, str, list[str], list[str]]:
+    """A returned record or std::array of numbers: its number type (the record when its numbers' types differ),
+    the type as written, the numbers' names and, when they differ, their types."""
     held = cparse.container_of(ret)
     if held is not None:
         kind, elem, _ = held
         if kind == "array" and (_is_number(elem, template_map) or elem in numbers):
-            return elem, ret, []
-        return "", "", []
-    layout = cparse.record_layout(ret, info.context, info.language, numbers)
+            return elem, ret, [], []
+        return "", "", [], []
+    layout = cparse.record_layout(ret, types, info.language, numbers)
     if layout is None:
-        return "", "", []
+        return "", "", [], []
     if layout.reason:
         raise HarnessError(f"{info.name} returns {ret!r}: {layout.reason}")
-    return layout.field_type, ret, list(layout.names)
+    if layout.mixed:
+        return ret, ret, list(layout.names), list(layout.types)
+    return layout.field_type, ret, list(layout.names), []
 
 
 def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, Any]) -> None:
@@ -357,6 +374,7 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
         if target.kind == Kind.VALUE or not target.hypotheses:
             continue
         for index in cparse.index_expressions(info, target.param.name):
+            _field_index_range(index, target, by_name)
             source = _whole_subscript(index)
             pp = by_name.get(source) if source else None
             if (pp is None or pp is target or pp.kind not in {Kind.IN, Kind.VEC_IN} or pp.range is not None
@@ -366,6 +384,39 @@ def _index_ranges(info: FunctionInfo, plans: list[ParamPlan], notes: dict[str, A
             size = target.hypotheses[0]
             pp.range = ("0", f"perfalign_max(({size}) / {target.width} - 1, 0)" if target.width > 1
                         else f"perfalign_max(({size}) - 1, 0)")
+
+
+def _field_index_range(index: str, target: ParamPlan, by_name: dict[str, ParamPlan]) -> None:
+    """``y[e[i].dst]``: the integer field ``dst`` of the input records ``e`` runs over 0 .. size(y) - 1.
+
+    The record is then generated field by field (as one of mixed types is), that field within the range.
+    """
+    match = re.match(r"\s*([A-Za-z_]\w*)\s*\[", index)
+    pp = by_name.get(match.group(1)) if match else None
+    if pp is None or pp is target or not pp.record or pp.kind not in {Kind.IN, Kind.VEC_IN}:
+        return
+    depth, rest = 0, index[match.end() - 1:]
+    for at, ch in enumerate(rest):
+        depth += ch == "["
+        depth -= ch == "]"
+        if depth == 0:
+            rest = rest[at + 1:]
+            break
+    name = re.sub(r"\s+", "", rest)
+    if not name.startswith("."):
+        return
+    name = name[1:]
+    if name not in pp.fields:
+        return
+    k = pp.fields.index(name)
+    types = pp.mixed or [pp.ctype] * len(pp.fields)
+    if not cparse.is_integer_type(types[k]) or k in pp.field_ranges:
+        return
+    if not pp.mixed:
+        pp.mixed, pp.ctype = types, pp.record  # laid out as the record itself, generated field by field
+    size = target.hypotheses[0]
+    pp.field_ranges[k] = ("0", f"perfalign_max(({size}) - 1, 0)" if target.width == 1
+                          else f"perfalign_max(({size}) / {target.width} - 1, 0)")
 
 
 def _whole_subscript(index: str) -> str | None:

@@ -27,7 +27,7 @@ from ..verdict import Status
 from . import _cases, _plan, _units
 from ._cases import Case, Domain
 from ._compare import first_difference
-from ._pair import Known, Pair, Timings, describe_failure
+from ._pair import Known, Pair, Timings, describe_failure, own_time
 from ._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober
 from ._race import archer_available
@@ -282,7 +282,9 @@ def _calibrate(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPl
             samples = []
             for _ in range(2):
                 Pair.setup(worker, case, counts, layout, alias_of, timeout)
-                samples.append(worker.call(timeout) * 1e3)
+                before = worker.usage()
+                took = worker.call(timeout)
+                samples.append(own_time(took, before, worker.usage()) * 1e3)  # not the wait for a CPU
             t = min(samples)
             chosen = n
             points.append((n, t))

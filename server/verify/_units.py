@@ -647,6 +647,70 @@ static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng,
 """
 
 
+def _leaf(obj: str, name: str, k: int) -> str:
+    """Leaf ``k`` of the record ``obj``: ``obj.pos.x``, ``obj.c[1]``; a tuple's element by ``std::get``."""
+    return f"{obj}.{name}" if name else f"std::get<{k}>({obj})"
+
+
+def _record_glue(plan: HarnessPlan) -> str:
+    """For records whose numbers differ in type: a generator field by field, and each field's place and type.
+
+    The buffer holds the records themselves, zeroed first; each field is drawn as an array of its own type
+    (with the case's profile) and stored into its place. ``perfalign_field`` tells the worker each field's
+    offset, size and kind, so results are compared field by field and padding never is.
+    """
+    ext = 'extern "C" ' if plan.language == "cpp" else ""
+    out: list[str] = []
+    nfields: list[str] = []
+    field_cases: list[str] = []
+    records = [(pp.index, pp.record, pp.fields, pp.mixed, pp.field_ranges) for pp in plan.params if pp.mixed]
+    if plan.return_mixed and plan.return_kind is ReturnKind.VECTOR:
+        records.append((-1, plan.return_record, plan.return_fields, plan.return_mixed, {}))
+    for i, record, names, types, ranges in records:
+        tag = f"m{-i}" if i < 0 else str(i)
+        probe = f"perfalign_probe_{tag}"
+        out.append(f"static {record} {probe};")
+        if i >= 0:
+            stores = []
+            for k, (name, t) in enumerate(zip(names, types)):
+                lo, hi = ranges.get(k, ("0", "0"))
+                stores.append(f"perfalign_fill_{_slug(t)}(({t} *)perfalign_tmp, perfalign_count, perfalign_rng, "
+                              f"perfalign_variant, {int(k in ranges)}, (double)({lo}), (double)({hi})); "
+                              "for (perfalign_j = 0; perfalign_j < perfalign_count; perfalign_j++) "
+                              f"{_leaf('perfalign_p[perfalign_j]', name, k)} = (({t} *)perfalign_tmp)[perfalign_j];")
+            # The lengths are locals named as the parameters (a range may use them): every other name is ours.
+            out.append("\n".join([
+                f"static void perfalign_fill_record_{i}(void *perfalign_data, size_t perfalign_count, "
+                "unsigned long long *perfalign_rng, const long long *lens, int perfalign_variant) {",
+                f"    {record} *perfalign_p = ({record} *)perfalign_data; size_t perfalign_j;",
+                "    void *perfalign_tmp = malloc(perfalign_count * 16 + 16);",
+                f"    memset(perfalign_data, 0, perfalign_count * sizeof({record}));",
+                "    if (!perfalign_tmp) return;",
+                "    {",
+                f"    {_length_locals(plan)}",
+                *[f"    {line}" for line in stores],
+                "    }",
+                "    free(perfalign_tmp);",
+                "}",
+            ]))
+        nfields.append(f"case {i}: return {len(names)};")
+        leaves = " ".join(
+            f"case {k}: return perfalign_leaf((const char *)&{_leaf(probe, name, k)} - (const char *)&{probe}, "
+            f"sizeof({t}), PF_ISF({t}), PF_SGN({t}), what);"
+            for k, (name, t) in enumerate(zip(names, types)))
+        field_cases.append(f"case {i}: switch (k) {{ {leaves} default: return 0; }}")
+    return "\n".join([
+        "static inline long long perfalign_leaf(long long offset, size_t size, int isf, int sgn, int what) {",
+        "    return what == 0 ? offset : what == 1 ? (long long)size : what == 2 ? isf : sgn;",
+        "}",
+        *out,
+        f"{ext}int perfalign_nfields(int i) {{ switch (i) {{ {' '.join(nfields)} default: return 0; }} }}",
+        f"{ext}long long perfalign_field(int i, int k, int what) {{",
+        f"    switch (i) {{ {' '.join(field_cases)} default: return 0; }}",
+        "}",
+    ])
+
+
 def _type_glue(plan: HarnessPlan) -> str:
     ext = 'extern "C" ' if plan.language == "cpp" else ""
     n = len(plan.params)
@@ -666,13 +730,16 @@ def _type_glue(plan: HarnessPlan) -> str:
         t, i = pp.ctype, pp.index
         if pp.kind != Kind.VALUE:
             esize.append(f"case {i}: return sizeof({t});")
-            isfloat.append(f"case {i}: return PF_ISF({t});")
-            issigned.append(f"case {i}: return PF_SGN({t});")
+            if not pp.mixed:
+                isfloat.append(f"case {i}: return PF_ISF({t});")
+                issigned.append(f"case {i}: return PF_SGN({t});")
             nhyp.append(f"case {i}: return {len(pp.hypotheses)};")
             width = f" * {pp.width}" if pp.width > 1 else ""
             hyps = " ".join(f"case {h}: v = (long long)({expr}){width}; break;" for h, expr in enumerate(pp.hypotheses))
             count_cases.append(f"case {i}: switch (hyp) {{ {hyps} default: v = 0; }} break;")
-            if pp.container == "strings":
+            if pp.mixed:
+                fill_cases.append(f"case {i}: perfalign_fill_record_{i}(data, count, rng, lens, profile); break;")
+            elif pp.container == "strings":
                 fill_cases.append(f"case {i}: perfalign_fill_slots((char *)data, count, rng, profile); break;")
             elif pp.param.role is Role.STRING or pp.container == "string":
                 fill_cases.append(f"case {i}: perfalign_fill_string((char *)data, count, rng, profile); break;")
@@ -706,12 +773,14 @@ def _type_glue(plan: HarnessPlan) -> str:
         ret_type = ""
     else:
         ret_type = plan.return_type
-    typed = [_TYPED.replace("@T@", t).replace("@SLUG@", _slug(t))
-             for t in dict.fromkeys(pp.ctype for pp in arrays
-                                    if pp.param.role is not Role.STRING and pp.container not in {"string", "strings"})]
+    number_types = [t for pp in arrays if pp.param.role is not Role.STRING
+                    and pp.container not in {"string", "strings"} for t in (pp.mixed or [pp.ctype])]
+    typed = [_TYPED.replace("@T@", t).replace("@SLUG@", _slug(t)) for t in dict.fromkeys(number_types)]
+    ret_number = bool(ret_type) and not (plan.return_mixed and plan.return_kind is ReturnKind.VECTOR)
     return "\n".join([
         _PRELUDE.replace("@SLOT@", str(STRING_SLOT)),
         *typed,
+        _record_glue(plan),
         f"{ext}int perfalign_nparams = {n};",
         f"{ext}const int perfalign_kinds[] = {{{kinds}}};",
         f"{ext}const char *perfalign_names[] = {{{names}}};",
@@ -721,8 +790,8 @@ def _type_glue(plan: HarnessPlan) -> str:
         f"{ext}int perfalign_elem_signed(int i) {{ switch (i) {{ {' '.join(issigned)} default: return 0; }} }}",
         f"{ext}int perfalign_nhyp(int i) {{ switch (i) {{ {' '.join(nhyp)} default: return 1; }} }}",
         f"{ext}int perfalign_ret_esize(void) {{ return {f'(int)sizeof({ret_type})' if ret_type else '0'}; }}",
-        f"{ext}int perfalign_ret_float(void) {{ return {f'PF_ISF({ret_type})' if ret_type else '0'}; }}",
-        f"{ext}int perfalign_ret_signed(void) {{ return {f'PF_SGN({ret_type})' if ret_type else '0'}; }}",
+        f"{ext}int perfalign_ret_float(void) {{ return {f'PF_ISF({ret_type})' if ret_number else '0'}; }}",
+        f"{ext}int perfalign_ret_signed(void) {{ return {f'PF_SGN({ret_type})' if ret_number else '0'}; }}",
         f"{ext}long long perfalign_count(int i, int hyp, const long long *lens) {{",
         f"    long long v = 0; {locals_}",
         f"    switch (i) {{ {' '.join(count_cases)} default: v = 0; }}",

@@ -34,6 +34,7 @@ from . import _stats as stats
 from ._cases import Case
 from ._pair import Outcome, Pair, Timings
 from ._prepare import Prepared, original_lockdown, prepare_original
+from ._headers import project_headers
 from ._project import project_route, verify_with_project
 from ._race import archer_available, race_in_candidate
 from ._runner import Runner, Stop
@@ -160,7 +161,8 @@ class FunctionVerifier:
         self.progress("analysing the function")
         info = self._info()
         try:
-            plan = _plan.make_plan(info, self._config(info))
+            plan = _plan.make_plan(info, self._config(info),
+                                   headers=project_headers(self.source_text, self.source_path))
         except HarnessError as exc:
             raise Stop(self.runner.verdict(Status.UNSUPPORTED, exc.message)) from None
         return prepare_original(self.runner, plan, source_text=self.source_text, language=self.language,

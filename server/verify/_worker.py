@@ -73,12 +73,23 @@ class WorkerFailure(Exception):
 
 
 @dataclass(frozen=True)
+class Leaf:
+    """One number of a record whose numbers differ in type: where it lies in the record, and its type."""
+
+    offset: int
+    size: int
+    is_float: bool
+    is_signed: bool
+
+
+@dataclass(frozen=True)
 class ParamType:
     kind: Kind
     esize: int
     is_float: bool
     is_signed: bool
     hypotheses: int
+    fields: tuple[Leaf, ...] = ()  # a record of mixed types: its numbers (esize is the record's size)
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,7 @@ class Interface:
     return_float: bool
     return_signed: bool
     page: int
+    return_fields: tuple[Leaf, ...] = ()  # a returned record of mixed types: its numbers
 
 
 @dataclass
@@ -138,12 +150,15 @@ class Usage:
 
     ``cpu_s``: user and system time of every thread, ended ones included, in
     clock ticks; ``run_s``: the time its live threads have run, to the
-    nanosecond; ``threads``: how many it has now.
+    nanosecond; ``threads``: how many it has now; ``wait_s``: the time its main
+    thread (the one that makes the calls) was ready to run but waited for a
+    CPU, to the nanosecond.
     """
 
     cpu_s: float
     run_s: float
     threads: int
+    wait_s: float = 0.0
 
 
 def cpu_outside_calls(first: Usage, last: Usage, in_calls_s: float) -> float:
@@ -333,9 +348,16 @@ class Worker:
                                 "(no seccomp filter): code of its own ran before the worker's or replaced it")
         values = struct.unpack(f"<{len(payload) // 4}i", payload)
         n, ret_kind, ret_esize, ret_float, ret_signed, page = values[:6]
+        at = 6 + 5 * n
+        leaves: list[tuple[Leaf, ...]] = []
+        for _ in range(n + 1):  # the return value, then each parameter
+            count = values[at] if at < len(values) else 0
+            leaves.append(tuple(Leaf(values[at + 1 + 4 * f], values[at + 2 + 4 * f], bool(values[at + 3 + 4 * f]),
+                                     bool(values[at + 4 + 4 * f])) for f in range(count)))
+            at += 1 + 4 * count
         params = [ParamType(Kind(values[6 + 5 * i]), values[7 + 5 * i], bool(values[8 + 5 * i]), bool(values[9 + 5 * i]),
-                            values[10 + 5 * i]) for i in range(n)]
-        return Interface(params, ReturnKind(ret_kind), ret_esize, bool(ret_float), bool(ret_signed), page)
+                            values[10 + 5 * i], leaves[i + 1]) for i in range(n)]
+        return Interface(params, ReturnKind(ret_kind), ret_esize, bool(ret_float), bool(ret_signed), page, leaves[0])
 
     def counts(self, lens: list[int], hypotheses: list[int], timeout: float = 30.0) -> list[int]:
         self._send(OP_COUNTS, struct.pack(f"<{len(lens)}q{len(hypotheses)}i", *lens, *hypotheses))
@@ -448,14 +470,17 @@ class Worker:
             threads = int(fields[17])
         except (OSError, IndexError, ValueError):
             return Usage(0.0, 0.0, 0)
-        run = 0
+        run = wait = 0
         try:
             for task in os.listdir(f"/proc/{pid}/task"):
                 try:
                     with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as fh:
-                        run += int(fh.read().split()[0])
+                        stat = fh.read().split()
+                    run += int(stat[0])
+                    if task == str(pid):
+                        wait = int(stat[1])
                 except (OSError, IndexError, ValueError):
                     continue
         except OSError:
             pass
-        return Usage(cpu, run / 1e9, threads)
+        return Usage(cpu, run / 1e9, threads, wait / 1e9)

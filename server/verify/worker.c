@@ -68,6 +68,8 @@ extern int perfalign_nhyp(int i);
 extern int perfalign_ret_esize(void);
 extern int perfalign_ret_float(void);
 extern int perfalign_ret_signed(void);
+extern int perfalign_nfields(int i);
+extern long long perfalign_field(int i, int k, int what);
 extern long long perfalign_count(int i, int hyp, const long long *lens);
 extern void perfalign_fill(int i, void *data, size_t count, unsigned long long *rng, const long long *lens, int profile);
 extern long long perfalign_int_value(int i, const long long *lens, unsigned long long *rng, int profile);
@@ -90,6 +92,7 @@ enum { ALLOC_SHARED = 0, ALLOC_EXACT = 1 };
 typedef struct { uint32_t magic, op; uint64_t len; } pf_header;
 
 #define PF_MAXP 64
+#define PF_MAXF 256 /* leaf fields of a record whose numbers differ in type */
 #define CMD_IN 0
 #define REPLY_OUT 3
 #define SHM_FD 4
@@ -430,8 +433,10 @@ static int map_shared(size_t len) {
 }
 
 static void do_hello(void) {
-    int32_t out[6 + 5 * PF_MAXP];
-    int i, k = 0;
+    /* Per parameter: kind, element size, float, signed, hypotheses; then, for the return value and each
+       parameter, its record's leaf fields (count; offset, size, float, signed each) when their types differ. */
+    static int32_t out[6 + 5 * PF_MAXP + (PF_MAXP + 1) * (1 + 4 * PF_MAXF)];
+    int i, f, k = 0;
     out[k++] = np;
     out[k++] = perfalign_ret_kind;
     out[k++] = perfalign_ret_esize();
@@ -444,6 +449,17 @@ static void do_hello(void) {
         out[k++] = is_array(i) ? perfalign_elem_float(i) : 0;
         out[k++] = is_array(i) ? perfalign_elem_signed(i) : 0;
         out[k++] = is_array(i) ? perfalign_nhyp(i) : 0;
+    }
+    for (i = -1; i < np; i++) {
+        int nf = perfalign_nfields(i);
+        if (nf < 0 || nf > PF_MAXF) nf = 0;
+        out[k++] = nf;
+        for (f = 0; f < nf; f++) {
+            out[k++] = (int32_t)perfalign_field(i, f, 0);
+            out[k++] = (int32_t)perfalign_field(i, f, 1);
+            out[k++] = (int32_t)perfalign_field(i, f, 2);
+            out[k++] = (int32_t)perfalign_field(i, f, 3);
+        }
     }
     reply(OP_HELLO, out, (size_t)k * sizeof(int32_t));
 }

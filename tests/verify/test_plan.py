@@ -75,8 +75,8 @@ def test_perfalign_toml_tables_merge_with_annotations() -> None:
         ("double f(double ***cube, int n) { return cube[0][0][0]; }", "pointer to pointer"),
         ("double f(double a[][8], int n) { return n ? a[0][0] : 0; }", "an array of arrays"),
         ("struct s; double f(struct s *p) { return 0; }", "does not see the definition of 'struct s'"),
-        ("struct s { double a; int id; };\ndouble f(const struct s *p, int n) { return p[n].a; }",
-         r"fields of struct s are of different types \(double, int\)"),
+        ("struct s { double a; int bits : 4; };\ndouble f(const struct s *p, int n) { return p[n].a; }",
+         r"the field 'int bits : 4' of struct s is a bit-field"),
         ("double *f(double *a, int n) { return a; }", "returns"),
         ("#include <stdarg.h>\ndouble f(int n, ...) { return n; }", "variadic"),
     ],
@@ -84,6 +84,16 @@ def test_perfalign_toml_tables_merge_with_annotations() -> None:
 def test_unsupported_functions_say_why(source: str, words: str) -> None:
     with pytest.raises(HarnessError, match=words):
         plan_for(source, "f")
+
+
+def test_a_record_of_mixed_types_is_planned_field_by_field() -> None:
+    src = ("struct V { double x, y; };\nstruct s { struct V at; double c[2]; int id; unsigned char flag; };\n"
+           "double f(const struct s *p, int n) { return n ? p[0].at.x : 0; }\n")
+    pp = plan_for(src, "f").params[0]
+    assert pp.record == "struct s" and pp.ctype == "struct s" and pp.width == 1
+    assert pp.fields == ["at.x", "at.y", "c[0]", "c[1]", "id", "flag"]
+    assert pp.mixed == ["double", "double", "double", "double", "int", "unsigned char"]
+    assert pp.label(4 * 6 + 4) == "[4].id"
 
 
 def test_class_methods_are_refused_with_the_fix() -> None:

@@ -6,7 +6,9 @@ unsupported) and a wrong rewrite that must be ``incorrect``, never ``faster``.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -340,6 +342,269 @@ void drift(Particle *ps, int n, double dt) {
 }
 """,
         ".z is",
+    ),
+    Signature(
+        "struct_mixed_fields_pointer", "c", "drift_even",
+        """struct Particle {
+    double x, y;
+    int id;
+};
+
+/* Move each particle along y by dt and count those with an even id. */
+int drift_even(struct Particle *ps, int n, double dt) {
+    int even = 0;
+    for (int i = 0; i < n; i++) {
+        ps[i].x += dt * ps[i].y;
+        if (ps[i].id % 2 == 0)
+            even++;
+    }
+    return even;
+}
+""",
+        """int drift_even(struct Particle *ps, int n, double dt) {
+    int even = 0;
+    for (struct Particle *p = ps; p < ps + n; p++) {
+        p->x += dt * p->y;
+        even += (p->id & 1) == 0;
+    }
+    return even;
+}
+""",
+        # Swaps x and y: every field is still written, with the other's value.
+        """int drift_even(struct Particle *ps, int n, double dt) {
+    int even = 0;
+    for (int i = 0; i < n; i++) {
+        double x = ps[i].x + dt * ps[i].y;
+        ps[i].x = ps[i].y;
+        ps[i].y = x;
+        even += ps[i].id % 2 == 0;
+    }
+    return even;
+}
+""",
+        "'ps'[0].x is",
+    ),
+    Signature(
+        "struct_mixed_fields_value_and_returned", "cpp", "heaviest",
+        """struct Item {
+    float w;
+    long key;
+    unsigned char flag;
+};
+
+// The heaviest flagged item of items[0..n), or start when none is heavier.
+Item heaviest(Item start, const Item *items, int n) {
+    Item best = start;
+    for (int i = 0; i < n; i++)
+        if (items[i].flag % 2 == 1 && items[i].w > best.w)
+            best = items[i];
+    return best;
+}
+""",
+        """Item heaviest(Item start, const Item *items, int n) {
+    int at = -1;
+    float w = start.w;
+    for (int i = 0; i < n; i++)
+        if ((items[i].flag & 1) && items[i].w > w) {
+            w = items[i].w;
+            at = i;
+        }
+    return at < 0 ? start : items[at];
+}
+""",
+        # Forgets a field: the key of the heaviest item is never copied.
+        """Item heaviest(Item start, const Item *items, int n) {
+    Item best = start;
+    for (int i = 0; i < n; i++)
+        if (items[i].flag % 2 == 1 && items[i].w > best.w) {
+            best.w = items[i].w;
+            best.flag = items[i].flag;
+        }
+    return best;
+}
+""",
+        "the returned Item's .key is",
+    ),
+    Signature(
+        "struct_mixed_fields_vector_and_reference", "cpp", "summarize",
+        """#include <vector>
+struct Sample {
+    double value;
+    int weight;
+};
+struct Summary {
+    double total;
+    long count;
+    int heaviest;
+};
+
+// The weighted total of the samples, how many have a positive weight, and the largest weight.
+void summarize(const std::vector<Sample> &samples, Summary &out) {
+    out.total = 0.0;
+    out.count = 0;
+    out.heaviest = 0;
+    for (std::size_t i = 0; i < samples.size(); i++) {
+        out.total += samples[i].value * samples[i].weight;
+        if (samples[i].weight > 0)
+            out.count++;
+        if (samples[i].weight > out.heaviest)
+            out.heaviest = samples[i].weight;
+    }
+}
+""",
+        """void summarize(const std::vector<Sample> &samples, Summary &out) {
+    double total = 0.0;
+    long count = 0;
+    int heaviest = 0;
+    for (const Sample &s : samples) {
+        total += s.value * s.weight;
+        count += s.weight > 0;
+        heaviest = s.weight > heaviest ? s.weight : heaviest;
+    }
+    out.total = total;
+    out.count = count;
+    out.heaviest = heaviest;
+}
+""",
+        """void summarize(const std::vector<Sample> &samples, Summary &out) {
+    double total = 0.0;
+    long count = 0;
+    int heaviest = 0;
+    for (const Sample &s : samples) {
+        total += s.value * s.weight;
+        count += s.weight >= 0;
+        heaviest = s.weight > heaviest ? s.weight : heaviest;
+    }
+    out.total = total;
+    out.count = count;
+    out.heaviest = heaviest;
+}
+""",
+        "'out'.count is",
+    ),
+    Signature(
+        "struct_nested_vector_in_out", "cpp", "advance",
+        """#include <vector>
+struct Vec3 {
+    double x, y, z;
+};
+struct Body {
+    Vec3 pos;
+    Vec3 vel;
+    double mass;
+};
+
+// One step of free flight: each body moves by dt times its velocity.
+void advance(std::vector<Body> &bodies, double dt) {
+    for (std::size_t i = 0; i < bodies.size(); i++) {
+        bodies[i].pos.x += dt * bodies[i].vel.x;
+        bodies[i].pos.y += dt * bodies[i].vel.y;
+        bodies[i].pos.z += dt * bodies[i].vel.z;
+    }
+}
+""",
+        """void advance(std::vector<Body> &bodies, double dt) {
+    for (Body &b : bodies) {
+        b.pos.x += dt * b.vel.x;
+        b.pos.y += dt * b.vel.y;
+        b.pos.z += dt * b.vel.z;
+    }
+}
+""",
+        # A wrong nested field: y moves along the x velocity.
+        """void advance(std::vector<Body> &bodies, double dt) {
+    for (Body &b : bodies) {
+        b.pos.x += dt * b.vel.x;
+        b.pos.y += dt * b.vel.x;
+        b.pos.z += dt * b.vel.z;
+    }
+}
+""",
+        ".pos.y is",
+    ),
+    Signature(
+        "struct_nested_mixed_array_inside", "c", "evaluate",
+        """#define DEGREE 3
+struct Poly {
+    double c[DEGREE];
+    int n;
+};
+struct Point2 {
+    float t;
+    double v;
+};
+
+/* Each point's value: the first n (at most DEGREE) coefficients of its polynomial at t. */
+void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
+    for (int i = 0; i < count; i++) {
+        double v = 0.0, power = 1.0;
+        int terms = polys[i].n < 0 ? 0 : polys[i].n > DEGREE ? DEGREE : polys[i].n;
+        for (int k = 0; k < terms; k++) {
+            v += polys[i].c[k] * power;
+            power *= pts[i].t;
+        }
+        pts[i].v = v;
+    }
+}
+""",
+        """void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
+    for (int i = 0; i < count; i++) {
+        const double *c = polys[i].c;
+        double t = pts[i].t, v = 0.0, power = 1.0;
+        int terms = polys[i].n;
+        if (terms > DEGREE)
+            terms = DEGREE;
+        for (int k = 0; k < terms; k++, power *= t)
+            v += c[k] * power;
+        pts[i].v = v;
+    }
+}
+""",
+        """void evaluate(const struct Poly *polys, struct Point2 *pts, int count) {
+    for (int i = 0; i < count; i++) {
+        double v = 0.0, power = 1.0;
+        int terms = polys[i].n < 0 ? 0 : polys[i].n > DEGREE ? DEGREE : polys[i].n;
+        for (int k = 0; k < terms; k++) {
+            v += polys[i].c[k == 2 ? 1 : k] * power;
+            power *= pts[i].t;
+        }
+        pts[i].v = v;
+    }
+}
+""",
+        "'pts'",
+    ),
+    Signature(
+        "struct_fields_used_as_indices", "c", "scatter",
+        """struct Edge {
+    int src, dst;
+    float w;
+};
+
+/* y = the weighted sum over the edges of x at each edge's source, gathered at its destination. */
+void scatter(const struct Edge *e, int m, const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (int i = 0; i < m; i++)
+        y[e[i].dst] += e[i].w * x[e[i].src];
+}
+""",
+        """void scatter(const struct Edge *e, int m, const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (const struct Edge *p = e; p < e + m; p++)
+        y[p->dst] += p->w * x[p->src];
+}
+""",
+        # Two fields swapped: gathered at the source instead of the destination.
+        """void scatter(const struct Edge *e, int m, const double *x, double *y, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = 0.0;
+    for (int i = 0; i < m; i++)
+        y[e[i].src] += e[i].w * x[e[i].dst];
+}
+""",
+        "'y'",
     ),
     Signature(
         "struct_by_reference_out", "cpp", "centroid",
@@ -802,10 +1067,18 @@ void magnitudes(std::vector<double> &v) {
     [
         ("#include <vector>\ndouble f(const std::vector<std::vector<std::vector<double>>> &m) { return m[0][0][0]; }",
          "nested containers"),
-        ("struct P { double x; int id; };\ndouble f(const P *p, int n) { return n ? p[0].x : 0; }",
-         "the fields of P are of different types (double, int)"),
         ("#include \"shapes.h\"\ndouble f(const Shape *s, int n) { return n ? s[0].area : 0; }",
          "does not see the definition of 'Shape'"),
+        ("union U { int i; float f; };\nint f(const U *u, int n) { return n ? u[0].i : 0; }",
+         "U is a union; perfalign cannot tell which of its members holds a value"),
+        ("struct H { int kind; union { int i; float f; } v; };\nint f(const H *h, int n) { return n ? h[0].v.i : 0; }",
+         "the field 'v' of H is a union"),
+        ("struct F { unsigned flags : 3; int n; };\nint f(const F *p, int n) { return n ? p[0].n : 0; }",
+         "the field 'unsigned flags : 3' of F is a bit-field; perfalign cannot generate bit-fields"),
+        ("struct N { double *values; int n; };\ndouble f(const N *p, int n) { return n ? p[0].n : 0; }",
+         "the field 'double *values' of N is a pointer; perfalign cannot tell what it points to"),
+        ("struct V { int n; double d[]; };\ndouble f(const V *p, int n) { return n ? p[0].n : 0; }",
+         "the field 'd[]' of V is a flexible array member"),
         ("struct B { double x; };\nstruct D : B { double y; };\ndouble f(const D *d, int n) { return n ? d[0].y : 0; }",
          "D derives from another class"),
     ],
@@ -815,3 +1088,85 @@ def test_what_cannot_be_generated_says_why(source: str, words: str) -> None:
         failure = verifier.prepare()
     assert failure is not None and failure.status is Status.UNSUPPORTED
     assert words in failure.detail
+
+
+def test_padding_never_decides_a_comparison() -> None:
+    # Particle has 4 bytes of padding after id; the rewrite stores whole records with 0xAB in them.
+    original = """struct Particle {
+    double x, y;
+    int id;
+};
+
+void swap_xy(struct Particle *ps, int n) {
+    for (int i = 0; i < n; i++) {
+        double t = ps[i].x;
+        ps[i].x = ps[i].y;
+        ps[i].y = t;
+    }
+}
+"""
+    honest = """#include <string.h>
+void swap_xy(struct Particle *ps, int n) {
+    for (int i = 0; i < n; i++) {
+        struct Particle t;
+        memset(&t, 0xAB, sizeof t);
+        t.x = ps[i].y;
+        t.y = ps[i].x;
+        t.id = ps[i].id;
+        memcpy(&ps[i], &t, sizeof t);
+    }
+}
+"""
+    forgets_id = """#include <string.h>
+void swap_xy(struct Particle *ps, int n) {
+    for (int i = 0; i < n; i++) {
+        struct Particle t;
+        memset(&t, 0, sizeof t);
+        t.x = ps[i].y;
+        t.y = ps[i].x;
+        memcpy(&ps[i], &t, sizeof t);
+    }
+}
+"""
+    with FunctionVerifier(original, "c", "swap_xy", settings=QUICK) as verifier:
+        assert verifier.prepare() is None
+        verdict = verifier.verify(honest)
+        assert verdict.status in TIMED, verdict.detail
+        verdict = verifier.verify(forgets_id)
+        assert verdict.status is Status.INCORRECT, verdict.detail
+        assert ".id is 0" in verdict.detail
+
+
+def test_a_struct_defined_in_a_project_header_is_driven(tmp_path: Path) -> None:
+    # Sample is in a header beside the file; the Vec3 it holds in one the compile_commands.json entry finds.
+    (tmp_path / "include").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "include" / "vec.h").write_text("#pragma once\nstruct Vec3 { double x, y, z; };\n")
+    (tmp_path / "src" / "sample.h").write_text('#include <vec.h>\ntypedef struct { struct Vec3 at; int tag; } Sample;\n')
+    source = tmp_path / "src" / "count.c"
+    source.write_text("""#include "sample.h"
+int count_tagged(const Sample *s, int n, double lo) {
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].at.x > lo && s[i].tag > 0)
+            c++;
+    return c;
+}
+""")
+    (tmp_path / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "file": str(source),
+        "command": f"gcc -O2 -I{tmp_path / 'include'} -c {source}"}]))
+    honest = """int count_tagged(const Sample *s, int n, double lo) {
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += s[i].at.x > lo && s[i].tag > 0;
+    return c;
+}
+"""
+    wrong = honest.replace("at.x", "at.y")
+    with FunctionVerifier(source.read_text(), "c", "count_tagged", settings=QUICK, source_path=source) as verifier:
+        failure = verifier.prepare()
+        assert failure is None, failure.detail
+        verdict = verifier.verify(honest)
+        assert verdict.status in TIMED, verdict.detail
+        assert verifier.verify(wrong).status is Status.INCORRECT

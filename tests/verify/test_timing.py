@@ -229,3 +229,35 @@ def test_a_full_scan_against_an_early_exit_is_slower_not_a_timeout(tmp_path: Pat
     verdict = verify_source(EARLY_EXIT, "c", "first_negative", FULL_SCAN, settings=Settings(), source_path=src)
     assert verdict.status is Status.SLOWER, verdict.detail
     assert verdict.speedup is not None and verdict.speedup < 1
+
+
+def test_the_time_a_one_thread_call_waited_for_a_cpu_is_not_the_functions() -> None:
+    from perfalign.server.verify._pair import own_time
+    from perfalign.server.verify._worker import Usage
+
+    # A 20 µs call measured at 5 ms on a busy machine: 4.9 ms of it waiting for a CPU.
+    before, after = Usage(1.0, 1.0, 1, 2.0), Usage(1.0, 1.00002, 1, 2.0049)
+    assert abs(own_time(0.005, before, after) - 0.0001) < 1e-9
+    # Never less than the time the call ran; a call that ran several threads keeps its wall time.
+    assert own_time(0.005, before, Usage(1.0, 1.003, 1, 2.0049)) == pytest.approx(0.003)
+    assert own_time(0.005, Usage(1.0, 1.0, 2, 2.0), Usage(1.0, 1.008, 2, 2.0049)) == 0.005
+
+
+def test_a_candidate_that_sleeps_in_its_call_is_not_faster(tmp_path: Path) -> None:
+    # Sleeping is not waiting for a CPU: its time counts, so doing half the work and sleeping wins nothing.
+    original = """void scale(double *a, int n, double s) {
+    for (int i = 0; i < n; i++)
+        a[i] *= s;
+}
+"""
+    sleeper = """#include <time.h>
+void scale(double *a, int n, double s) {
+    struct timespec t = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < n; i++)
+        a[i] *= s;
+    nanosleep(&t, 0);
+}
+"""
+    verdict = verify_source(original, "c", "scale", sleeper, settings=Settings(min_time_ms=5.0))
+    assert verdict.status is not Status.FASTER, verdict.detail
+    assert verdict.status in {Status.SLOWER, Status.REJECTED_UNSAFE, Status.CRASH}, verdict.detail
