@@ -70,7 +70,8 @@ def test_labels_change_what_export_writes(db: tuple[Path, dict[str, str]], tmp_p
         (ids["fast2"], ids["wrong"], "bob"),
     }
     code, out = prefs("export", "-d", str(path), "-o", str(tmp_path / "j"), "--kind", "dpo", "--json")
-    assert json.loads(out)["dpo"]["reviews"] == {"excluded": 1, "flipped": 1, "approved": 1, "unreviewed": 1}
+    # Unreviewed: fast vs broken, and the two speed pairs (fast and fast2 against the correct but not faster one).
+    assert json.loads(out)["dpo"]["reviews"] == {"excluded": 1, "flipped": 1, "approved": 1, "unreviewed": 3}
 
 
 def test_excluding_a_candidate_removes_it_from_every_export(db: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
@@ -83,7 +84,7 @@ def test_excluding_a_candidate_removes_it_from_every_export(db: tuple[Path, dict
     sft = exported(path, tmp_path / "sft", "sft")
     assert ids["fast"] not in {r["candidate_id"] for r in sft} and ids["fast2"] in {r["candidate_id"] for r in sft}
     code, out = prefs("export", "-d", str(path), "-o", str(tmp_path / "text"), "--kind", "dpo")
-    assert "reviewed: 2 excluded" in out
+    assert "reviewed: 3 excluded" in out  # fast against wrong, broken and the correct but not faster one
 
 
 def test_list_filters_by_review_status(db: tuple[Path, dict[str, str]]) -> None:
