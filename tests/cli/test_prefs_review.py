@@ -302,12 +302,17 @@ def test_the_review_command_in_a_real_terminal(db: tuple[Path, dict[str, str]]) 
                     break
         assert text in seen[start:], f"{text!r} never appeared; last output {bytes(seen[-300:])!r}"
 
+    with CandidateStore(path) as store:
+        items = len(review_items(store))
     try:
-        wait_for(b"1/10")
+        wait_for(f"1/{items}".encode())
         os.write(fd, b"x")
-        wait_for(b"2/10")
+        wait_for(f"2/{items}".encode())
         os.write(fd, b"q")
-        wait_for(b"saved 1 decision; 9 of 10 items unreviewed")
+        wait_for(f"saved 1 decision; {items - 1} of {items} items unreviewed".encode())
+    except AssertionError:
+        os.kill(pid, 9)  # a screen that never came: stop the command rather than wait for it
+        raise
     finally:
         _, status = os.waitpid(pid, 0)
         os.close(fd)
