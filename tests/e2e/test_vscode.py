@@ -340,5 +340,6 @@ def test_extension_type_checks_lints_and_packages_only_what_it_runs(built: Built
                 "compileTimeoutS", "runTimeoutS", "dbPath", "sandbox"):
         assert contributed[f"perfalign.{key}"]["markdownDescription"], key
     titles = {c["title"] for c in manifest["contributes"]["commands"]}
-    assert titles == {"Optimize function", "Parallelize with OpenMP", "Show last suggestions", "Open preference report", "Restart server"}
+    assert titles == {"Optimize function", "Parallelize with OpenMP", "Show last suggestions", "Open preference report",
+                      "Restart server", "Show hot functions"}
     assert built.vsix.stat().st_size < 500_000
