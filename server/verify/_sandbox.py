@@ -21,6 +21,7 @@ one-line warning saying what is missing and how to get it.
 """
 from __future__ import annotations
 
+import fcntl
 import functools
 import logging
 import os
@@ -694,11 +695,14 @@ def spawn(
     cwd = Path(cwd).resolve()
     info_r = info_w = filter_fd = -1
     extra: list[str] = []
+    # bubblewrap's own descriptors keep their numbers in the child: never one of the numbers in ``fds``.
+    clear = max(fds, default=2) + 1
     if use_bwrap:
         info_r, info_w = os.pipe()
+        info_w = _renumber_above(info_w, clear)
         extra = ["--as-pid-1", "--info-fd", str(info_w)]
         if seccomp:
-            filter_fd = os.memfd_create("perfalign-seccomp", 0)
+            filter_fd = _renumber_above(os.memfd_create("perfalign-seccomp", 0), clear)
             os.write(filter_fd, seccomp)
             os.lseek(filter_fd, 0, os.SEEK_SET)
             extra += ["--seccomp", str(filter_fd)]
@@ -713,15 +717,28 @@ def spawn(
     if filter_fd >= 0:
         wanted[filter_fd] = filter_fd  # bubblewrap reads the filter from here
 
+    stdin_fd = wanted.pop(0, None)
+    above = max(wanted, default=2) + 1
+
     def prepare() -> None:
         limit()
-        # Move every inherited descriptor out of the way first, then to its number.
-        moved = {child: os.dup(parent) for child, parent in wanted.items()}
+        # Move every inherited descriptor above the numbers it goes to first, then to its number.
+        moved = {child: fcntl.fcntl(parent, fcntl.F_DUPFD_CLOEXEC, above) for child, parent in wanted.items()}
         for child, fd in moved.items():
             os.dup2(fd, child)
             os.close(fd)
-
-    stdin_fd = wanted.pop(0, None)
+        # Nothing else crosses the exec. (Popen's own closing would first have to find the child's numbers
+        # open in perfalign at the fork, which another thread may just have closed: EBADF.)
+        try:
+            open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+        except OSError:
+            open_fds = list(range(3, 4096))
+        for fd in open_fds:
+            if fd > 2 and fd not in wanted:
+                try:
+                    os.set_inheritable(fd, False)
+                except OSError:
+                    continue  # the listing's own descriptor, closed once it was read
     try:
         proc = subprocess.Popen(
             launch.argv,
@@ -732,7 +749,7 @@ def spawn(
             stderr=err_w,
             start_new_session=True,
             preexec_fn=prepare,
-            pass_fds=tuple(wanted),
+            close_fds=False,
             user=launch.popen_uid,
             group=launch.popen_uid,
             extra_groups=[] if launch.popen_uid is not None else None,
@@ -751,6 +768,15 @@ def spawn(
     if use_bwrap:
         pid = _child_pid(info_r, proc)
     return Spawned(proc, pid, launch.uid, use_bwrap, collectors, exceeded)
+
+
+def _renumber_above(fd: int, lowest: int) -> int:
+    """``fd`` moved to a number of at least ``lowest`` (closing the old one)."""
+    if fd >= lowest:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, lowest)
+    os.close(fd)
+    return moved
 
 
 def _child_pid(info_r: int, proc: subprocess.Popen[bytes]) -> int:

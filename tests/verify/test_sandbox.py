@@ -512,3 +512,46 @@ def test_verifier_stops_a_flood_of_output(sum_verifier) -> None:  # type: ignore
     verdict = verifier.verify(FLOOD)
     assert verdict.status is Status.CRASH
     assert "output" in verdict.detail
+
+
+def test_descriptors_reach_their_numbers_when_those_are_closed_here(mode: str, workdir: Path) -> None:
+    # Another thread may have closed fd 3 or 4 of perfalign's process just before a worker is started.
+    reply_r, reply_w = os.pipe()
+    data_r, data_w = os.pipe()
+    secret = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(secret, True)  # even an inheritable descriptor of perfalign's must not cross
+    mine = {reply_r, reply_w, data_r, data_w, secret}
+    saved = {fd: os.dup(fd) for fd in (3, 4) if fd not in mine and _is_open(fd)}
+    for fd in saved:
+        os.close(fd)
+    try:
+        spawned = sandbox.spawn(
+            ["/bin/sh", "-c", 'echo "$(ls /proc/self/fd | tr "\\n" " ")" >&3; cat <&4 >&3'],
+            cwd=workdir, fds={3: reply_w, 4: data_r}, sandbox=mode == "bubblewrap")
+    finally:
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+    os.close(reply_w)
+    os.close(data_r)
+    os.write(data_w, b"through fd 4\n")
+    os.close(data_w)
+    spawned.proc.wait(timeout=30)
+    out = b""
+    while chunk := os.read(reply_r, 4096):
+        out += chunk
+    os.close(reply_r)
+    os.close(secret)
+    listed, passed = out.decode().split("\n", 1)
+    assert passed == "through fd 4\n"
+    # 0-2, the two it was given, and the one ls itself opens to list them.
+    assert {int(fd) for fd in listed.split()} - {0, 1, 2, 3, 4} <= {max(int(fd) for fd in listed.split())}
+    assert len(listed.split()) <= 6
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
