@@ -227,6 +227,9 @@ class Worker:
     shm_size: int = 0
     stopped: bool = False
     locked: bool = False  # started with PF_LOCKDOWN: its seccomp filter must be in place by its first answer
+    one_thread: bool = False  # its filter forbids threads: the kernel's run time is all the work of a call
+    inside_s: float | None = None  # the last call's wall time as the worker measured it (written by the candidate's
+    # process, so only ever trusted down to the kernel's count of the time it ran)
     _map: mmap.mmap | None = None
     _buffer: bytes = field(default=b"", repr=False)
 
@@ -250,7 +253,8 @@ class Worker:
             raise
         os.close(cmd_r)
         os.close(rep_w)
-        return cls(process, cmd_w, rep_r, shm_fd, name, cancel, locked=bool(lockdown))
+        return cls(process, cmd_w, rep_r, shm_fd, name, cancel, locked=bool(lockdown),
+                   one_thread=lockdown == "serial" and seccomp is not None)
 
     def close(self) -> None:
         self._map = None
@@ -388,7 +392,10 @@ class Worker:
         return [(values[2 * i], values[2 * i + 1]) for i in range(n)]
 
     def call(self, timeout: float) -> float:
-        """Call the function once; the wall time of the call in seconds, measured here."""
+        """Call the function once; the wall time of the call in seconds, measured here.
+
+        The worker's own measure of the same call is kept in ``inside_s``.
+        """
         start = time.perf_counter()
         self.send_call()
         self.call_done(timeout)
@@ -399,7 +406,8 @@ class Worker:
         self._send(OP_CALL)
 
     def call_done(self, timeout: float) -> None:
-        self._expect(OP_CALL, OP_DONE, timeout)
+        reply = self._expect(OP_CALL, OP_DONE, timeout)
+        self.inside_s = struct.unpack("<q", reply[:8])[0] / 1e9 if len(reply) >= 8 else None
 
     def dump(self, layout: Layout, timeout: float) -> Dumped:
         """Copy what lives outside the shared buffers into the dump area; grow it when the worker asks."""
