@@ -12,8 +12,11 @@ whose ``summary`` says what was found or why nothing was.
 After the first round, feedback rounds (``_rounds``) show the model what the
 verifier found about its candidates and verify its answers like any candidate,
 while the job's budget (``job_budget_s``) allows and until enough verified
-suggestions (``enough_suggestions``) exist. The first round never waits for
-them: its suggestions are reported as soon as they are verified.
+suggestions (``enough_suggestions``) exist. A round starts only when the budget
+left is at least the time the round before it took to its first verdict: the
+least a round of the same model on the same function can be expected to take.
+The first round never waits for them: its suggestions are reported as soon as
+they are verified.
 """
 from __future__ import annotations
 
@@ -167,10 +170,15 @@ def run_optimize(
         nonlocal stopped
         if rounds.number > rounds.allowed or len(suggestions(book.ordered())) >= settings.enough_suggestions:
             return []
-        if time.monotonic() >= deadline:
+        left = deadline - time.monotonic()
+        if left <= 0 or (first_verdict_s is not None and left < first_verdict_s):
             if any(feedback_kind(c.verdict) and c.code for c in book.of_round(rounds.number)):
                 further = "further " if rounds.number > 1 else ""
-                stopped = f"no {further}feedback round: the job had used its {settings.job_budget_s:g} s budget"
+                which = "the first round" if rounds.number == 1 else f"round {rounds.number}"
+                stopped = (f"no {further}feedback round: the job had used its {settings.job_budget_s:g} s budget"
+                           if left <= 0 else
+                           f"no {further}feedback round: {left:.0f} s of the {settings.job_budget_s:g} s budget "
+                           f"left, less than the {first_verdict_s:.0f} s {which} took to its first verdict")
             return []
         followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
         if followups:
@@ -182,6 +190,8 @@ def run_optimize(
         return followups
 
     deadline = started + settings.job_budget_s
+    round_began = started
+    first_verdict_s: float | None = None  # how long the current round took to its first verdict
     cancelled = False
     stopped = ""  # why a feedback round was stopped early
     sampling_done = False
@@ -210,6 +220,7 @@ def run_optimize(
                 current = next_round()
                 if not current:
                     break
+                round_began, first_verdict_s = time.monotonic(), None
                 sampling_done = False
                 yield progress(f"round {rounds.number}: {describe(current)}")
                 continue
@@ -238,6 +249,8 @@ def run_optimize(
                     yield from book.add_sample(index, raw, verify=lambda i, code: jobs.put((i, code)), origin=origin)
                     yield progress()
                 case _workers.Verified(index, verdict):
+                    if first_verdict_s is None:
+                        first_verdict_s = time.monotonic() - round_began
                     yield from book.complete(index, verdict)
                     yield progress()
     finally:

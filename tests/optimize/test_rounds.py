@@ -164,6 +164,27 @@ def test_the_budget_stops_the_rounds(tmp_path: Path, row_sums: Path) -> None:
         assert end - round_started < 4.0, "the job waited for the repair instead of stopping at the budget"
 
 
+def test_no_round_starts_when_the_budget_left_is_shorter_than_the_first_rounds_wait_for_a_verdict(
+        tmp_path: Path, row_sums: Path) -> None:
+    # The model takes 8 s a reply: the first verdict comes after at least 8 s (a compile error, soon after),
+    # and the 14 s budget leaves less than that once the first round is over. A repair could not be back
+    # in time; none is asked for.
+    backend = backend_for(tmp_path, [BROKEN, FAST], delay_s=8.0)
+    events, finished = run(OptimizeRequest(path=row_sums, function="row_sums", samples=1), settings(job_budget_s=14.0),
+                           backend=backend)
+    assert [c.round for c in finished.candidates] == [1] and len(backend.calls) == 1
+    assert not any(isinstance(e, Progress) and e.message.startswith("round 2") for e in events)
+    assert "budget" in finished.summary
+    if "used its 14 s budget" not in finished.summary:  # the first round ended within the budget (not under load)
+        assert "less than the" in finished.summary and "the first round took to its first verdict" in finished.summary
+
+    # With room for one more wait, the repair is asked for and verified.
+    backend = backend_for(tmp_path, [BROKEN, FAST], delay_s=1.0)
+    _, finished = run(OptimizeRequest(path=row_sums, function="row_sums", samples=1), settings(job_budget_s=120.0),
+                      backend=backend)
+    assert [c.round for c in finished.candidates] == [1, 2]
+
+
 def test_cancel_during_a_repair_round(tmp_path: Path, row_sums: Path) -> None:
     backend = backend_for(tmp_path, [BROKEN, FAST])
     cancel = threading.Event()
