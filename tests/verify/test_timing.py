@@ -285,6 +285,30 @@ def test_serial_workers_measure_their_calls_and_openmp_workers_are_not_believed(
         threaded.close()
 
 
+def test_a_candidate_that_forges_the_workers_clock_is_not_faster() -> None:
+    # The worker's own measure of a call comes from the candidate's process: a candidate that stops its clock
+    # (every call reads 0 ns) does the original's work and must gain nothing by it.
+    original = """void scale(double *a, int n, double s) {
+    for (int i = 0; i < n; i++)
+        a[i] *= s;
+}
+"""
+    forger = """#include <time.h>
+int clock_gettime(clockid_t clock, struct timespec *t) {
+    (void)clock;
+    t->tv_sec = 1;
+    t->tv_nsec = 0;
+    return 0;
+}
+void scale(double *a, int n, double s) {
+    for (int i = 0; i < n; i++)
+        a[i] *= s;
+}
+"""
+    verdict = verify_source(original, "c", "scale", forger, settings=Settings(min_time_ms=5.0))
+    assert verdict.status is not Status.FASTER, verdict.detail
+
+
 def test_a_candidate_that_sleeps_in_its_call_is_not_faster(tmp_path: Path) -> None:
     # Sleeping is not waiting for a CPU: its time counts, so doing half the work and sleeping wins nothing.
     original = """void scale(double *a, int n, double s) {
