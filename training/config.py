@@ -55,6 +55,10 @@ class BaseConfig:
     gradient_checkpointing: bool = opt(False, "Recompute activations to save memory.")
     logging_steps: int = opt(1, "Log every N steps.")
     save_steps: int = opt(0, "Save a checkpoint every N steps (0: only at the end).")
+    time_limit_s: float = opt(0.0, "Stop after this many seconds of training with a checkpoint saved; rerun the same "
+                                   "command to go on (0: no limit).")
+    resume: bool = opt(True, "Go on from the newest checkpoint in OUTPUT_DIR/checkpoints when it is of this same "
+                             "run (base, data, settings); --no-resume discards them.")
     cache_dequantized: bool = opt(True, "Keep a dequantized copy of a GGUF base so later runs load it fast.")
     report_to: str = opt("none", "Where trainer logs go: none, tensorboard, wandb …")
 
@@ -152,6 +156,9 @@ class CorpusConfig:
     max_verify: int = opt(0, "Verify at most this many functions in this run (0: all pending).")
     reverify: list[str] = opt([], "Verify again the functions whose recorded status is this (e.g. not_significant).")
     verbose: bool = opt(False, "Print each verdict as it arrives.")
+    write_data: str = opt("", "Also write the train split's verified-faster references as training data (sft.jsonl, "
+                              "pairs.jsonl, ...) to this folder.")
+    threads: int = opt(2, "OpenMP threads named in the prompts of the written data (as in self-play).")
 
 
 @dataclass

@@ -139,3 +139,31 @@ def test_the_committed_manifest_feeds_self_play_and_the_evaluation() -> None:
     assert dropped and not dropped & {e.path.resolve() for e in entries}
     played = [t for t in selfplay.manifest_tasks(manifest, "train") if not isinstance(t, str)]
     assert len(played) == sum(e.split == "train" for e in entries)
+
+
+def test_the_verified_references_become_training_data_in_self_plays_format(tmp_path: Path) -> None:
+    from perfalign.training import data as training_data
+    from perfalign.training.corpus_gen.data import write_data
+
+    corpus = Path(corpus_gen.__file__).resolve().parents[1] / "corpus"
+    rows = [json.loads(line) for line in (corpus / corpus_gen.MANIFEST).read_text().splitlines()[1:]]
+    faster = {r["id"] for r in rows if r["split"] == "train" and (r.get("verdict") or {}).get("status") == "faster"}
+    result = write_data(corpus, tmp_path / "data", threads=2)
+    assert result.functions == len(faster) > 100 and not result.skipped
+    sft = training_data.read_jsonl(tmp_path / "data" / "sft.jsonl")
+    pairs = training_data.read_jsonl(tmp_path / "data" / "pairs.jsonl")
+    assert {r["corpus_id"] for r in sft} == faster == {r["corpus_id"] for r in pairs}
+    assert not {r["corpus_id"].split("/")[0] for r in sft} & set(EVAL_FAMILIES)
+    for pair in pairs:  # the reference over the original function, both correct: only the speed differs
+        assert pair["chosen_status"] == "faster" and pair["rejected_status"] == "original"
+        assert 0 < pair["margin"] <= 5 and pair["chosen"] != pair["rejected"]
+    for row in sft:
+        answer = row["messages"][-1]["content"]
+        prompt = row["messages"][1]["content"]
+        # the answer is the whole function in one code block and does not repeat the declarations the prompt shows
+        assert answer.startswith("```c") and answer.rstrip().endswith("```")
+        shown = re.findall(r"^#include [<\"].*[>\"]$", prompt, flags=re.M)
+        assert not [line for line in answer.splitlines() if line in shown]
+    # the trainers read them as they read self-play's files
+    splits = training_data.load_splits([str(tmp_path / "data" / "sft.jsonl")], "sft")
+    assert len(splits.train) + len(splits.eval) == len(sft)

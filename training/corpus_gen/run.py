@@ -13,6 +13,7 @@ from typing import Any
 from perfalign.server.errors import PerfalignError
 
 from . import manifest as mf
+from .data import write_data
 from .generate import draw, examples_index, header, seed_rows, write_files
 
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "corpus"
@@ -34,6 +35,7 @@ class CorpusResult:
     statuses: dict[str, int] = field(default_factory=dict)
     seconds_per_function: float = 0.0
     splits: dict[str, int] = field(default_factory=dict)
+    data: str = ""  # what --write-data wrote
 
     def summary(self) -> str:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items())) or "none yet"
@@ -42,7 +44,7 @@ class CorpusResult:
         return (f"{self.functions} functions in {self.families} families ({self.new} new; "
                 f"{', '.join(f'{k} {v}' for k, v in sorted(self.splits.items()))}); {rejected} draws rejected; "
                 f"verdicts: {statuses}; {self.reset} reset, {self.verified_now} verified now{per}; "
-                f"manifest {self.output / mf.MANIFEST}")
+                f"manifest {self.output / mf.MANIFEST}" + (f"; {self.data}" if self.data else ""))
 
 
 def verify_entry(folder: Path, entry: dict[str, Any], settings: Any) -> dict[str, Any]:
@@ -166,9 +168,10 @@ def main(config: Any) -> CorpusResult:
         seconds = verify_pending(folder, manifest, config.jobs, config.max_verify, progress)
     statuses = Counter(e["verdict"]["status"] for e in manifest.entries.values() if e.get("verdict"))
     kept = [e for e in manifest.entries.values() if e.get("kept", True)]
+    data = write_data(folder, Path(config.write_data), config.threads).summary() if config.write_data else ""
     return CorpusResult(
         output=folder, functions=len(kept), new=new, families=len({e["family"] for e in kept}),
         rejected=drawing.rejected, verified_now=len(seconds), reset=reset, statuses=dict(statuses),
         seconds_per_function=sum(seconds) / len(seconds) if seconds else 0.0,
-        splits=dict(Counter(e["split"] for e in kept)),
+        splits=dict(Counter(e["split"] for e in kept)), data=data,
     )
