@@ -9,8 +9,11 @@ decisions and the settings that made it.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import resource
+import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,16 +45,21 @@ class TrainResult:
     losses: list[float] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
     reviewed_rows: int = 0  # rows whose use a reviewer decided (prefs review / prefs label)
+    resumed_from: int = 0  # the checkpoint's step this call went on from (0: a fresh start)
+    complete: bool = True  # False: the time limit stopped it before max_steps; a rerun resumes
 
     def summary(self) -> str:
         loss = f"loss {self.losses[0]:.4f} -> {self.losses[-1]:.4f}" if self.losses else "no loss logged"
         extra = "".join(f", {k} {v:.4g}" if isinstance(v, float) else f", {k} {v}" for k, v in self.metrics.items())
+        resumed = f" (resumed at step {self.resumed_from})" if self.resumed_from else ""
+        stopped = ("; stopped at the time limit, checkpoint saved: run the same command again to go on"
+                   if not self.complete else "")
         return (
-            f"{self.command}: {self.steps} steps on {self.train_rows} rows"
+            f"{self.command}: {self.steps} steps{resumed} on {self.train_rows} rows"
             + (f" ({self.reviewed_rows} reviewed rows in the data)" if self.reviewed_rows else "")
             + f", {loss}, "
             f"{self.seconds_per_step:.2f} s/step, peak memory {self.peak_memory_gb:.2f} GB{extra}; "
-            f"adapter in {self.adapter_dir}"
+            f"adapter in {self.adapter_dir}{stopped}"
         )
 
 
@@ -145,10 +153,94 @@ def losses_of(trainer: Any) -> list[float]:
     return [float(e["loss"]) for e in trainer.state.log_history if "loss" in e]
 
 
-def run_trainer(trainer: Any) -> float:
+RESUME_FILE = "perfalign-resume.json"
+# Settings that say how long a run goes on or how it reports, not what it learns: a rerun may change them and resume.
+_RUN_LENGTH = {"max_steps", "time_limit_s", "save_steps", "logging_steps", "report_to", "resume", "output_dir"}
+
+
+@dataclass
+class Run:
+    """How one call of a trainer went: its seconds, the step it resumed from, whether the time limit stopped it."""
+
+    seconds: float
+    resumed_from: int = 0
+    stopped_at_limit: bool = False
+
+
+def run_identity(config: cfg.BaseConfig, splits: Splits) -> dict[str, Any]:
+    """What a checkpoint must share with a rerun to be resumed: the base, the data and every setting that shapes training."""
+    settings = {k: v for k, v in asdict(config).items() if k not in _RUN_LENGTH}
+    return json.loads(json.dumps({"kind": type(config).__name__, "base": config.base,
+                                  "data_snapshot_id": splits.snapshot_id, "config": settings}, sort_keys=True))
+
+
+def _checkpoints(folder: Path) -> list[Path]:
+    """Whole checkpoints in ``folder``, oldest first (one cut short while being written has no trainer state)."""
+    found = [p for p in folder.glob("checkpoint-*") if p.name.split("-")[-1].isdigit()
+             and (p / "trainer_state.json").is_file() and (p / "optimizer.pt").is_file()]
+    return sorted(found, key=lambda p: int(p.name.split("-")[-1]))
+
+
+def checkpoint_to_resume(config: cfg.BaseConfig, splits: Splits) -> Path | None:
+    """The newest checkpoint of this same run in ``OUTPUT_DIR/checkpoints``, or None to start afresh.
+
+    Checkpoints of another run (other base, data or settings) are an error unless ``resume`` is off, which
+    removes them; the run's identity is written beside the checkpoints for the next rerun to compare."""
+    folder = Path(config.output_dir) / "checkpoints"
+    identity = run_identity(config, splits)
+    marker = folder / RESUME_FILE
+    found = _checkpoints(folder)
+    if found and config.resume:
+        earlier = json.loads(marker.read_text()) if marker.is_file() else {}
+        if earlier != identity:
+            differ = sorted(k for k in ("kind", "base", "data_snapshot_id") if earlier.get(k) != identity[k])
+            differ += sorted(k for k in identity["config"] if earlier.get("config", {}).get(k) != identity["config"][k])
+            raise TrainingError(
+                f"{folder} holds checkpoints of another run ({', '.join(differ[:6]) or 'no record of its settings'} "
+                "differ); pass another --output-dir, or --no-resume to discard them and start afresh")
+        return found[-1]
+    if not config.resume:
+        for stale in folder.glob("checkpoint-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + RESUME_FILE, suffix=".tmp")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(json.dumps(identity, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, marker)
+    return None
+
+
+def _limit_callback(limit_s: float) -> Any:
+    """Saves a checkpoint at the last step, and stops the run (with a checkpoint) once ``limit_s`` have passed."""
+    from transformers import TrainerCallback
+
+    class Limit(TrainerCallback):  # type: ignore[misc]
+        stopped = False
+        start = 0.0
+
+        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            self.start = time.monotonic()
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            over = limit_s > 0 and time.monotonic() - self.start >= limit_s
+            if over or state.global_step >= state.max_steps:
+                control.should_save = True  # so that a rerun, or a rerun with more steps, resumes here
+            if over and state.global_step < state.max_steps:
+                control.should_training_stop = True
+                self.stopped = True
+
+    return Limit()
+
+
+def run_trainer(trainer: Any, config: cfg.BaseConfig, splits: Splits) -> Run:
+    """Train, resuming this run's newest checkpoint when there is one; stop at ``config.time_limit_s``."""
+    checkpoint = checkpoint_to_resume(config, splits)
+    limit = _limit_callback(float(config.time_limit_s))
+    trainer.add_callback(limit)
     start = time.monotonic()
-    trainer.train()
-    return time.monotonic() - start
+    trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    resumed_from = int(checkpoint.name.split("-")[-1]) if checkpoint else 0
+    return Run(time.monotonic() - start, resumed_from, limit.stopped)
 
 
 def save(
@@ -156,7 +248,7 @@ def save(
     trainer: Any,
     config: Any,
     splits: Splits,
-    seconds: float,
+    run: Run,
     *,
     metrics: dict[str, Any] | None = None,
 ) -> TrainResult:
@@ -176,12 +268,14 @@ def save(
         steps=steps,
         train_rows=len(splits.train),
         eval_rows=len(splits.eval),
-        seconds=seconds,
-        seconds_per_step=seconds / max(steps, 1),
+        seconds=run.seconds,
+        seconds_per_step=run.seconds / max(steps - run.resumed_from, 1),
         peak_memory_gb=peak_memory_gb(),
         losses=losses_of(trainer),
         metrics=dict(metrics or {}),
         reviewed_rows=splits.reviewed_rows,
+        resumed_from=run.resumed_from,
+        complete=not run.stopped_at_limit,
     )
     record = {
         "command": command,

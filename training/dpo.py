@@ -33,7 +33,7 @@ def main(config: DPOConfig) -> common.TrainResult:
         processing_class=tokenizer,
         peft_config=peft_config,
     )
-    seconds = common.run_trainer(trainer)
+    run = common.run_trainer(trainer, config, splits)
     rewards = [e for e in trainer.state.log_history if "rewards/accuracies" in e]
     metrics = {"reward_accuracy": float(rewards[-1]["rewards/accuracies"])} if rewards else {}
-    return common.save("dpo", trainer, config, splits, seconds, metrics=metrics)
+    return common.save("dpo", trainer, config, splits, run, metrics=metrics)

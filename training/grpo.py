@@ -69,9 +69,9 @@ def main(config: GRPOConfig) -> common.TrainResult:
         peft_config=peft_config,
     )
     try:
-        seconds = common.run_trainer(trainer)
+        run = common.run_trainer(trainer, config, splits)
     finally:
         execution.close()
     history = [e for e in trainer.state.log_history if "reward" in e]
     metrics = {"mean_reward_first": float(history[0]["reward"]), "mean_reward_last": float(history[-1]["reward"])} if history else {}
-    return common.save("grpo", trainer, config, splits, seconds, metrics=metrics)
+    return common.save("grpo", trainer, config, splits, run, metrics=metrics)

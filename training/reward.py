@@ -67,9 +67,9 @@ def main(config: RewardConfig) -> common.TrainResult:
         processing_class=tokenizer,
         peft_config=lora_config(config, task_type="SEQ_CLS"),
     )
-    seconds = common.run_trainer(trainer)
+    run = common.run_trainer(trainer, config, splits)
     accuracy = pairwise_accuracy(trainer.model, tokenizer, splits.eval, config.max_length)
     metrics: dict[str, Any] = {"heldout_pairs": len(splits.eval), "margin_used": "margin" in columns}
     if accuracy is not None:
         metrics["heldout_pairwise_accuracy"] = accuracy
-    return common.save("reward", trainer, config, splits, seconds, metrics=metrics)
+    return common.save("reward", trainer, config, splits, run, metrics=metrics)

@@ -37,5 +37,5 @@ def main(config: SFTConfig) -> common.TrainResult:
         processing_class=tokenizer,
         peft_config=peft_config,
     )
-    seconds = common.run_trainer(trainer)
-    return common.save("sft", trainer, config, splits, seconds)
+    run = common.run_trainer(trainer, config, splits)
+    return common.save("sft", trainer, config, splits, run)

@@ -196,3 +196,38 @@ def test_dpo_runs_in_two_processes(tiny: Path, tmp_path: Path) -> None:
     assert record["processes"] == 2
     weights = lora_weights(tmp_path / "run" / "adapter")
     assert any(float(w.abs().sum()) > 0 for k, w in weights.items() if "lora_B" in k)
+
+
+def sft_data(tmp_path: Path) -> Path:
+    data = tmp_path / "sft.jsonl"
+    write_jsonl(
+        data,
+        [{"messages": r["prompt"] + r["chosen"], "function_key": r["function_key"], "split": "train"} for r in pair_rows()],
+    )
+    return data
+
+
+def test_a_run_stopped_at_its_time_limit_resumes_where_it_stopped(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import sft
+
+    data = sft_data(tmp_path)
+    stopped = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=6, time_limit_s=1e-6))
+    assert not stopped.complete and stopped.steps == 1 and "run the same command again" in stopped.summary()
+    assert (tmp_path / "run" / "checkpoints" / "checkpoint-1" / "trainer_state.json").is_file()
+    resumed = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=6))
+    assert resumed.complete and resumed.resumed_from == 1 and resumed.steps == 6
+    assert common.read_run(resumed.adapter_dir)["result"]["resumed_from"] == 1
+    # more steps later: the run goes on from its last checkpoint, not from the start
+    longer = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=8))
+    assert longer.resumed_from == 6 and longer.steps == 8
+
+
+def test_checkpoints_of_another_run_are_refused_unless_discarded(tiny: Path, tmp_path: Path) -> None:
+    from perfalign.training import sft
+
+    data = sft_data(tmp_path)
+    sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2))
+    with pytest.raises(common.TrainingError, match=r"another run \(.*lora_r.*--no-resume"):
+        sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8))
+    fresh = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8, resume=False))
+    assert fresh.resumed_from == 0 and fresh.steps == 2
