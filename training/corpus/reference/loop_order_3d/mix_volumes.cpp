@@ -1,0 +1,8 @@
+#include <cstddef>
+
+void mix_volumes(const float *a, const float *b, float *out, std::size_t planes, std::size_t rows, std::size_t cols) {
+    for (std::size_t i = 0; i < planes; i++)
+        for (std::size_t j = 0; j < rows; j++)
+            for (std::size_t k = 0; k < cols; k++)
+                out[(i * rows + j) * cols + k] = a[(i * rows + j) * cols + k] - 0.5f * b[(i * rows + j) * cols + k];
+}

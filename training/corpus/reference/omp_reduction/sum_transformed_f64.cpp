@@ -1,0 +1,12 @@
+#include <cstddef>
+#include <cmath>
+
+double sum_transformed_f64(const double *x, int n) {
+    double s = 0.0;
+#pragma omp parallel for reduction(+ : s)
+    for (int i = 0; i < n; i++) {
+        const double v = x[i];
+        s += std::sqrt(v * v + 1.0);
+    }
+    return s;
+}
