@@ -187,6 +187,8 @@ class EvalConfig:
     functions: list[str] = opt([], "Held-out C/C++ files or folders; each file's last function (default: examples/).")
     manifest: str = opt("", "A corpus manifest: its eval rows are evaluated beside the functions, each in its mode.")
     max_functions: int = opt(0, "Evaluate the first N functions only (0: all); both models get the same ones.")
+    per_family: int = opt(0, "At most N of the manifest's eval functions per family, chosen by a hash of each "
+                             "function (0: all).")
     modes: list[str] = opt(["own"], "own (each function in its mode), or serial and/or openmp for every function.")
     samples: int = opt(8, "Candidates per function and model.")
     ks: list[int] = opt([1, 4, 8], "The k values of build@k, pass@k and speedup_n@k in the table.")

@@ -29,6 +29,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,20 @@ def _last_function_tasks(paths: list[str]) -> tuple[list[Any], list[str]]:
     return out, skipped
 
 
+def per_family(items: list[Any], limit: int) -> list[Any]:
+    """At most ``limit`` functions of each family (0: all), chosen by a hash of the function, not by hand or order."""
+    if limit <= 0:
+        return items
+    from perfalign.training.selfplay import function_key_for
+
+    by_family: dict[str, list[Any]] = {}
+    for item in items:
+        by_family.setdefault(item.family, []).append(item)
+    chosen = {id(item) for members in by_family.values()
+              for item in sorted(members, key=lambda t: hashlib.sha256(function_key_for(t).encode()).hexdigest())[:limit]}
+    return [item for item in items if id(item) in chosen]
+
+
 def problems_for(config: EvalConfig) -> tuple[list[Problem], list[str]]:
     """The held-out functions, each with its mode and idiom group, and why any was skipped."""
     from perfalign.training.selfplay import function_key_for, manifest_tasks
@@ -190,11 +205,13 @@ def problems_for(config: EvalConfig) -> tuple[list[Problem], list[str]]:
     tasks, skipped = _last_function_tasks(default_functions(config.functions))  # examples/ unless named
     entries += [(t, "seen") for t in tasks]
     if config.manifest:
+        held_out: list[Any] = []
         for item in manifest_tasks(config.manifest, "eval"):
             if isinstance(item, str):
                 skipped.append(item)
             else:
-                entries.append((item, item.idiom or "disjoint"))
+                held_out.append(item)
+        entries += [(item, item.idiom or "disjoint") for item in per_family(held_out, config.per_family)]
     out: list[Problem] = []
     for task, idiom in entries:
         if own:
@@ -263,6 +280,7 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
         "seed": config.seed,
         "temperature": config.temperature,
         "max_tokens": config.max_tokens,
+        "per_family": config.per_family,
         "threads": config.threads,
         "repetitions": config.repetitions,
         "metrics": {
@@ -327,9 +345,17 @@ def seed_for(problem: Problem, seed: int) -> int:
     return seed + int(problem.key[:8], 16) % 1_000_000
 
 
-def evaluate_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
-                     ) -> list[dict[str, Any]] | str:
-    """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
+@dataclass
+class Sampled:
+    """One function's candidates from every model, before verification."""
+
+    problem: Problem
+    seed: int
+    codes: dict[str, list[str]]
+
+
+def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any) -> Sampled:
+    """Every model's candidates for one function: the same prompt and seed for each."""
     from perfalign.training.rewards import extract_code
     from perfalign.training.selfplay import build_messages
 
@@ -341,16 +367,29 @@ def evaluate_problem(problem: Problem, samplers: dict[str, Any], config: EvalCon
         raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
                                 temperature=config.temperature, seed=seed)
         codes[name] = [extract_code(r, task.info, task.source) for r in raws]
-    order = [(name, i) for i in range(config.samples) for name in samplers]  # base 0, trained 0, base 1, …
+    return Sampled(problem, seed, codes)
+
+
+def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[dict[str, Any]] | str:
+    """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
+    problem, codes, names = sampled.problem, sampled.codes, list(sampled.codes)
+    task = problem.task
+    order = [(name, i) for i in range(config.samples) for name in names]  # base 0, trained 0, base 1, …
     verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order], settings, config.verify_workers)
     if isinstance(verdicts, Verdict):
         return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
     return [
-        {"model": name, "sample": i, "seed": seed, "function": task.info.name, "file": task.path.name,
+        {"model": name, "sample": i, "seed": sampled.seed, "function": task.info.name, "file": task.path.name,
          "function_key": problem.key, "mode": problem.mode, "idiom": problem.idiom, "code": codes[name][i],
          **verdict.to_dict()}
         for (name, i), verdict in zip(order, verdicts, strict=True)
     ]
+
+
+def evaluate_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
+                     ) -> list[dict[str, Any]] | str:
+    """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
+    return verify_sampled(sample_problem(problem, samplers, config, settings), config, settings)
 
 
 def _draws(rows: list[dict[str, Any]], model: str) -> list[paired.Draw]:
@@ -438,20 +477,44 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
             own = {name: open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
                    for name in names}
         active = {name: (samplers or own)[name] for name in names}
+        # Sampling the next function overlaps with verifying the last one; both models' candidates of a function
+        # are still verified together, interleaved, by one verifier.
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-eval-verify")
+        pending: tuple[Problem, Any] | None = None
         with (out / "verdicts.jsonl").open("a") as fh:
-            for problem in problems:
-                if problem.id in rows_by_problem:
-                    continue
-                progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
-                         f"{config.samples} samples from {', '.join(names)}")
-                rows = evaluate_problem(problem, active, config, settings)
+
+            def finish(job: tuple[Problem, Any]) -> None:
+                problem, future = job
+                rows = future.result()
                 if isinstance(rows, str):
                     result.skipped.append(rows)
-                    continue
+                    return
                 for row in rows:
                     fh.write(json.dumps(row, sort_keys=True) + "\n")
                 fh.flush()
                 rows_by_problem[problem.id] = rows
+
+            try:
+                for problem in problems:
+                    if problem.id in rows_by_problem:
+                        continue
+                    progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
+                             f"{config.samples} samples from {', '.join(names)}")
+                    sampled = sample_problem(problem, active, config, settings)
+                    job = (problem, pool.submit(verify_sampled, sampled, config, settings))
+                    if pending is not None:
+                        finish(pending)
+                    pending = job
+                if pending is not None:
+                    finish(pending)
+                    pending = None
+            finally:
+                if pending is not None:  # sampling stopped with an error: what was sampled before is still kept
+                    try:
+                        finish(pending)
+                    except Exception:  # noqa: BLE001 - its verification failed too: a rerun redoes that function
+                        pass
+                pool.shutdown(wait=True, cancel_futures=True)
     finally:
         for sampler in own.values():
             sampler.close()

@@ -191,3 +191,37 @@ def test_an_interrupted_evaluation_resumes_and_both_models_get_the_same_prompts_
     # Another configuration in the same folder is refused rather than mixed in.
     with pytest.raises(evaluate.EvalError, match="another configuration"):
         evaluate.run(EvalConfig(**{**config.__dict__, "samples": 3}), samplers={"base": base2, "trained": trained2})
+
+
+def test_a_per_family_limit_takes_the_same_functions_of_every_held_out_family_whatever_the_order() -> None:
+    manifest = str(CORPUS_DIR / "manifest.jsonl")
+    everything = [p for p in evaluate.problems_for(EvalConfig(manifest=manifest))[0] if p.idiom == "disjoint"
+                  or p.task.family]
+    limited = [p for p in evaluate.problems_for(EvalConfig(manifest=manifest, per_family=4))[0] if p.task.family]
+    families = {p.task.family for p in everything if p.task.family}
+    assert len(families) == 4 and len(limited) == 4 * len(families)
+    assert all(sum(p.task.family == f for p in limited) == 4 for f in families)
+    items = [p.task for p in everything if p.task.family]
+    again = evaluate.per_family(list(reversed(items)), 4)  # another order: the same functions
+    assert {t.info.name for t in again} == {p.task.info.name for p in limited}
+    assert evaluate.per_family(items, 0) == items
+
+
+def test_the_next_function_is_sampled_while_the_last_one_is_verified(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("count_below_mean.c", sorted(p.name for p in CORPUS_DIR.glob("*.c") if p.name != "count_below_mean.c")[0]):
+        (src / name).write_text((CORPUS_DIR / name).read_text())
+    out = tmp_path / "eval"
+    written: list[int] = []
+
+    class Watch(Replay):
+        def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+            written.append(len(read_jsonl(out / "verdicts.jsonl")))
+            return super().generate(messages, n, **kw)
+
+    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, output_dir=str(out),
+                        bootstrap_resamples=200)
+    result = evaluate.run(config, samplers={"base": Watch("base", [FAST]), "trained": Watch("trained", [FAST])})
+    assert written == [0, 0, 0, 0]  # the second function was sampled before the first one's verdicts were written
+    assert result.functions + len(result.skipped) == 2
