@@ -6,6 +6,7 @@ libraries (torch, transformers, TRL, PEFT) load only when a command runs.
 """
 from __future__ import annotations
 
+import errno
 import importlib
 import json
 import os
@@ -84,7 +85,8 @@ def _run(command: str, config_file: Path | None, as_json: bool, overrides: dict[
     try:
         result = module.main(config)
     except KeyboardInterrupt:
-        raise click.ClickException("interrupted; nothing was registered") from None
+        raise click.ClickException("interrupted; nothing was registered (a trainer goes on from its last checkpoint "
+                                   "when the same command is run again)") from None
     except Exception as exc:  # every failure reaches the user as one actionable line
         raise click.ClickException(_explain(exc)) from None
     if os.environ.get("RANK", "0") != "0":
@@ -99,6 +101,10 @@ def _explain(exc: BaseException) -> str:
     """What the user is told: perfalign's own errors as they are, memory trouble with what to lower, anything else
     as a bug with its traceback in the error log."""
     text = one_line(exc)
+    if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "no space left on device" in text.lower():
+        where = f" writing {exc.filename}" if isinstance(exc, OSError) and exc.filename else ""
+        return (f"the disk is full{where}; free some space and run the same command again: training goes on "
+                "from its last whole checkpoint, and nothing half-written is registered")
     if type(exc).__name__ == "OutOfMemoryError" or "out of memory" in text.lower():
         return f"out of memory: {text[:200]}; lower --per-device-batch-size or --max-length, or use --gradient-checkpointing"
     return describe(exc, "perfalign train")

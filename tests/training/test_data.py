@@ -128,3 +128,21 @@ def test_the_cap_spreads_pairs_over_distinct_answers_and_keeps_the_larger_margin
     assert cap_pairs(rows, 0) == rows and cap_pairs(rows, 10) == rows
     other = [pair("b", i) for i in range(3)]
     assert len(cap_pairs(rows + other, 2)) == 4  # per prompt, not overall
+
+
+def test_a_full_disk_during_training_says_what_to_do_and_that_a_rerun_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from perfalign.server.cli import main
+    from perfalign.training import sft
+
+    def full(config: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", "runs/sft/checkpoints/checkpoint-3/optimizer.pt")
+
+    monkeypatch.setattr(sft, "main", full)
+    result = CliRunner().invoke(main, ["train", "sft", "--data", str(tmp_path / "sft.jsonl")])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "the disk is full writing runs/sft/checkpoints/checkpoint-3/optimizer.pt" in result.output
+    assert "run the same command again" in result.output
