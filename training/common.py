@@ -92,6 +92,7 @@ def trl_kwargs(config: cfg.BaseConfig, output_dir: Path) -> dict[str, Any]:
         "logging_steps": config.logging_steps,
         "save_strategy": "steps" if config.save_steps > 0 else "no",
         "save_steps": config.save_steps or 500,
+        "save_total_limit": 2,  # a resume needs the newest; one more in case the newest was cut short
         "seed": config.seed,
         "data_seed": config.seed,
         "report_to": [] if config.report_to == "none" else [config.report_to],

@@ -220,6 +220,8 @@ def test_a_run_stopped_at_its_time_limit_resumes_where_it_stopped(tiny: Path, tm
     # more steps later: the run goes on from its last checkpoint, not from the start
     longer = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=8))
     assert longer.resumed_from == 6 and longer.steps == 8
+    kept = sorted(p.name for p in (tmp_path / "run" / "checkpoints").glob("checkpoint-*"))
+    assert kept == ["checkpoint-6", "checkpoint-8"]  # the newest two: a long run does not fill the disk
 
 
 def test_checkpoints_of_another_run_are_refused_unless_discarded(tiny: Path, tmp_path: Path) -> None:
