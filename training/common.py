@@ -9,17 +9,16 @@ decisions and the settings that made it.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import resource
 import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfalign.server.errors import PerfalignError
+from perfalign.server.files import write_atomic
 from perfalign.training import config as cfg
 from perfalign.training.data import Splits, excluded_keys, load_splits
 
@@ -204,10 +203,7 @@ def checkpoint_to_resume(config: cfg.BaseConfig, splits: Splits) -> Path | None:
         for stale in folder.glob("checkpoint-*"):
             shutil.rmtree(stale, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + RESUME_FILE, suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(json.dumps(identity, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, marker)
+    write_atomic(marker, json.dumps(identity, indent=2, sort_keys=True) + "\n")
     return None
 
 

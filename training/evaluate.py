@@ -386,12 +386,6 @@ def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[
     ]
 
 
-def evaluate_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
-                     ) -> list[dict[str, Any]] | str:
-    """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
-    return verify_sampled(sample_problem(problem, samplers, config, settings), config, settings)
-
-
 def _draws(rows: list[dict[str, Any]], model: str) -> list[paired.Draw]:
     mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["sample"])
     return [paired.Draw(str(r["status"]), r.get("speedup")) for r in mine]
@@ -512,8 +506,8 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
                 if pending is not None:  # sampling stopped with an error: what was sampled before is still kept
                     try:
                         finish(pending)
-                    except Exception:  # noqa: BLE001 - its verification failed too: a rerun redoes that function
-                        pass
+                    except Exception as exc:  # noqa: BLE001 - its verification failed too: a rerun redoes it
+                        result.skipped.append(f"{pending[0].task.info.name}: not verified ({exc}); a rerun redoes it")
                 pool.shutdown(wait=True, cancel_futures=True)
     finally:
         for sampler in own.values():

@@ -36,14 +36,6 @@ class DataResult:
         return f"{self.functions} verified references -> {rows} in {self.folder}{skipped}"
 
 
-def _verdict(record: dict[str, Any]) -> Any:
-    from perfalign.server.verdict import Status, Verdict
-
-    ci95 = record.get("ci95")
-    return Verdict(Status(record["status"]), detail=str(record.get("detail", "")), speedup=record.get("speedup"),
-                   ci95=tuple(ci95) if ci95 else None, p_value=record.get("p_value"))
-
-
 def answer_code(reference: str, original: str) -> str:
     """The reference as the model should answer: without the preprocessor lines the original file already has
     (the prompt shows them and asks not to repeat them); helpers and new includes stay."""
@@ -56,6 +48,7 @@ def reference_rows(folder: Path, threads: int) -> tuple[dict[str, list[dict[str,
     """(rows by kind, why rows were skipped, functions written) for the corpus in ``folder``."""
     from perfalign.server import cparse
     from perfalign.server.settings import Settings
+    from perfalign.server.verdict import Verdict
     from perfalign.training.selfplay import REFERENCE_MODEL, Scored, Task, build_messages, rows_for
 
     settings = Settings().with_values(threads=threads, log_to_store=False)
@@ -80,7 +73,7 @@ def reference_rows(folder: Path, threads: int) -> tuple[dict[str, list[dict[str,
             continue
         task = Task(path, text, language, info, entry["mode"], "", entry.get("idiom", ""), entry.get("family", ""))
         messages, _ = build_messages(task, entry["mode"], settings)
-        scored = [Scored(answer_code(reference.read_text(encoding="utf-8"), text), "", _verdict(verdict), reference=True)]
+        scored = [Scored(answer_code(reference.read_text(encoding="utf-8"), text), "", Verdict.from_dict(verdict), reference=True)]
         by_kind = rows_for(task, entry["mode"], messages, scored, REFERENCE_MODEL, 0, threads)
         for kind, kind_rows in by_kind.items():
             rows[kind] += [dict(r, round=0, corpus_id=entry["id"], family=entry.get("family", "")) for r in kind_rows]
