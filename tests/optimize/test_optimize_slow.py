@@ -33,7 +33,7 @@ def backend():  # type: ignore[no-untyped-def]
 def test_real_model_end_to_end(backend, example: str, function: str, mode: str) -> None:  # type: ignore[no-untyped-def]
     request = OptimizeRequest(path=REPO / "examples" / example, function=function, mode=mode, samples=2,
                               max_tokens=384, seed=3)
-    events = list(run_optimize(request, Settings(log_to_store=False), backend=backend))
+    events = list(run_optimize(request, Settings(log_to_store=False, feedback_rounds=0), backend=backend))
     finished = events[-1]
     assert isinstance(finished, Finished)
     assert finished.outcome in {"found", "none_faster", "nothing_usable"}, finished.summary
