@@ -318,7 +318,8 @@ def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]
     return {k: rows for k, rows in by_problem.items() if len(rows) == need}
 
 
-def verify_interleaved(problem: Problem, codes: list[str], settings: Any, workers: int) -> list[Verdict] | Verdict:
+def verify_interleaved(problem: Problem, codes: list[str], settings: Any, workers: int,
+                       reasons: list[str] | None = None) -> list[Verdict] | Verdict:
     """Verdicts for ``codes`` from one prepared verifier, or the failure that stops the original being harnessed."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -331,13 +332,14 @@ def verify_interleaved(problem: Problem, codes: list[str], settings: Any, worker
         if failure is not None:
             return failure
 
-        def one(code: str) -> Verdict:
+        def one(code: str, reason: str) -> Verdict:
             if not code.strip():
-                return Verdict(Status.UNSUPPORTED, detail="no code could be extracted from the completion")
+                return Verdict(Status.UNSUPPORTED, detail=f"no code could be extracted from the completion: {reason}"
+                               if reason else "no code could be extracted from the completion")
             return verifier.verify(code)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, codes))
+            return list(pool.map(one, codes, reasons or [""] * len(codes)))
 
 
 def seed_for(problem: Problem, seed: int) -> int:
@@ -352,22 +354,26 @@ class Sampled:
     problem: Problem
     seed: int
     codes: dict[str, list[str]]
+    reasons: dict[str, list[str]] = field(default_factory=dict)  # why a completion gave no code ("" where it did)
 
 
 def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any) -> Sampled:
     """Every model's candidates for one function: the same prompt and seed for each."""
-    from perfalign.training.rewards import extract_code
+    from perfalign.training.rewards import extract_with_reason
     from perfalign.training.selfplay import build_messages
 
     task = problem.task
     messages, _ = build_messages(task, problem.mode, settings)
     seed = seed_for(problem, config.seed)
     codes: dict[str, list[str]] = {}
+    reasons: dict[str, list[str]] = {}
     for name, sampler in samplers.items():
         raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
                                 temperature=config.temperature, seed=seed)
-        codes[name] = [extract_code(r, task.info, task.source) for r in raws]
-    return Sampled(problem, seed, codes)
+        extracted = [extract_with_reason(r, task.info, task.source) for r in raws]
+        codes[name] = [code for code, _ in extracted]
+        reasons[name] = [reason for _, reason in extracted]
+    return Sampled(problem, seed, codes, reasons)
 
 
 def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[dict[str, Any]] | str:
@@ -375,7 +381,8 @@ def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[
     problem, codes, names = sampled.problem, sampled.codes, list(sampled.codes)
     task = problem.task
     order = [(name, i) for i in range(config.samples) for name in names]  # base 0, trained 0, base 1, …
-    verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order], settings, config.verify_workers)
+    reasons = [sampled.reasons[n][i] if n in sampled.reasons else "" for n, i in order]
+    verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order], settings, config.verify_workers, reasons)
     if isinstance(verdicts, Verdict):
         return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
     return [

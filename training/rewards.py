@@ -55,10 +55,17 @@ def function_info(source: str, language: str, function: str) -> Any:
 
 def extract_code(raw: str, info: Any, source: str = "") -> str:
     """The candidate code (includes, helpers, the function) in a raw completion; "" when there is none."""
+    return extract_with_reason(raw, info, source)[0]
+
+
+def extract_with_reason(raw: str, info: Any, source: str = "") -> tuple[str, str]:
+    """(code, "") for a completion with a candidate; ("", why not) otherwise, e.g. the original returned unchanged."""
     from perfalign.server.optimize import extract
 
     extraction = extract(raw, info, original_source=source)
-    return extraction.candidate.code if extraction.candidate is not None else ""
+    if extraction.candidate is not None:
+        return extraction.candidate.code, ""
+    return "", extraction.reason or "no C or C++ function in the completion"
 
 
 # Built and ran, but wrong: above a build failure, below any correct candidate.

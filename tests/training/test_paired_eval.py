@@ -225,3 +225,19 @@ def test_the_next_function_is_sampled_while_the_last_one_is_verified(tmp_path: P
     result = evaluate.run(config, samplers={"base": Watch("base", [FAST]), "trained": Watch("trained", [FAST])})
     assert written == [0, 0, 0, 0]  # the second function was sampled before the first one's verdicts were written
     assert result.functions + len(result.skipped) == 2
+
+
+def test_a_completion_without_a_candidate_is_recorded_with_the_reason(tmp_path: Path) -> None:
+    """The original returned unchanged, and prose with no code, are told apart in the verdicts."""
+    src = tmp_path / "src"
+    src.mkdir()
+    original = (CORPUS_DIR / "count_below_mean.c").read_text()
+    (src / "count_below_mean.c").write_text(original)
+    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5,
+                        output_dir=str(tmp_path / "eval"), bootstrap_resamples=200)
+    copy = f"```c\n{original}\n```"
+    evaluate.run(config, samplers={"base": Replay("base", ["I cannot improve this."]), "trained": Replay("trained", [copy])})
+    rows = {r["model"]: r for r in read_jsonl(tmp_path / "eval" / "verdicts.jsonl")}
+    assert rows["trained"]["status"] == rows["base"]["status"] == "unsupported"
+    assert "identical to the original" in rows["trained"]["detail"]
+    assert "identical" not in rows["base"]["detail"] and "no code could be extracted" in rows["base"]["detail"]
