@@ -318,12 +318,13 @@ def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]
     return {k: rows for k, rows in by_problem.items() if len(rows) == need}
 
 
-def verify_interleaved(problem: Problem, codes: list[str], settings: Any, workers: int,
-                       reasons: list[str] | None = None) -> list[Verdict] | Verdict:
+def verify_interleaved(problem: Problem, codes: list[str], reasons: list[str], settings: Any,
+                       workers: int) -> list[Verdict] | Verdict:
     """Verdicts for ``codes`` from one prepared verifier, or the failure that stops the original being harnessed."""
     from concurrent.futures import ThreadPoolExecutor
 
     from perfalign.server.verify import FunctionVerifier
+    from perfalign.training.rewards import no_code_verdict
 
     task = problem.task
     with FunctionVerifier(task.source, task.language, task.info.name, mode=problem.mode, settings=settings,
@@ -334,12 +335,11 @@ def verify_interleaved(problem: Problem, codes: list[str], settings: Any, worker
 
         def one(code: str, reason: str) -> Verdict:
             if not code.strip():
-                return Verdict(Status.UNSUPPORTED, detail=f"no code could be extracted from the completion: {reason}"
-                               if reason else "no code could be extracted from the completion")
+                return no_code_verdict(reason)
             return verifier.verify(code)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, codes, reasons or [""] * len(codes)))
+            return list(pool.map(one, codes, reasons))
 
 
 def seed_for(problem: Problem, seed: int) -> int:
@@ -354,7 +354,7 @@ class Sampled:
     problem: Problem
     seed: int
     codes: dict[str, list[str]]
-    reasons: dict[str, list[str]] = field(default_factory=dict)  # why a completion gave no code ("" where it did)
+    reasons: dict[str, list[str]]  # why a completion gave no code ("" where it gave some)
 
 
 def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any) -> Sampled:
@@ -381,8 +381,8 @@ def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[
     problem, codes, names = sampled.problem, sampled.codes, list(sampled.codes)
     task = problem.task
     order = [(name, i) for i in range(config.samples) for name in names]  # base 0, trained 0, base 1, …
-    reasons = [sampled.reasons[n][i] if n in sampled.reasons else "" for n, i in order]
-    verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order], settings, config.verify_workers, reasons)
+    verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order],
+                                  [sampled.reasons[n][i] for n, i in order], settings, config.verify_workers)
     if isinstance(verdicts, Verdict):
         return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
     return [

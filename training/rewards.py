@@ -68,6 +68,12 @@ def extract_with_reason(raw: str, info: Any, source: str = "") -> tuple[str, str
     return "", extraction.reason or "no C or C++ function in the completion"
 
 
+def no_code_verdict(reason: str = "") -> Verdict:
+    """The verdict on a completion that gave no candidate code, with the extractor's reason when known."""
+    detail = "no code could be extracted from the completion"
+    return Verdict(Status.UNSUPPORTED, detail=f"{detail}: {reason}" if reason else detail)
+
+
 # Built and ran, but wrong: above a build failure, below any correct candidate.
 BUILT_BUT_WRONG = frozenset({Status.INCORRECT, Status.CRASH, Status.TIMEOUT})
 
@@ -166,7 +172,7 @@ class ExecutionReward:
     def verify(self, source: str, language: str, function: str, mode: str, code: str) -> Verdict:
         """The verifier's verdict on ``code`` (cached: a group often repeats a completion)."""
         if not code.strip():
-            return Verdict(Status.UNSUPPORTED, detail="no code could be extracted from the completion")
+            return no_code_verdict()
         key = hashlib.sha256("\0".join((source, language, function, mode, code)).encode()).hexdigest()
         with self._lock:
             if key in self._cache:

@@ -278,6 +278,7 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
     from concurrent.futures import ThreadPoolExecutor
 
     from perfalign.server.verify import FunctionVerifier
+    from perfalign.training.rewards import no_code_verdict
 
     with FunctionVerifier(task.source, task.language, task.info.name, mode=mode, settings=settings, source_path=task.path) as verifier:
         failure = verifier.prepare()
@@ -286,7 +287,7 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
 
         def one(code: str) -> Verdict:
             if not code.strip():
-                return Verdict(Status.UNSUPPORTED, detail="no code could be extracted from the completion")
+                return no_code_verdict()
             return verifier.verify(code)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
