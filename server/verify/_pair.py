@@ -300,8 +300,6 @@ class Pair:
         ledger = CpuLedger.open(self.original, self.candidate)
         orig_wall = 0.0
         calls = 0
-        # Both sides are timed the same way: by their own measure only when neither may start a thread.
-        one_thread = self.original.one_thread and self.candidate.one_thread
         try:
             for k, case in enumerate(cases):
                 counts = self.counts(case, timeout)
@@ -331,8 +329,7 @@ class Pair:
                     after = worker.usage()
                     ran[id(worker)] = (after.run_s - before.run_s) * 1e3
                     worker.stop()
-                    timed[id(worker)] = own_time(took[id(worker)], before, after,
-                                                 worker.inside_s if one_thread else None)
+                    timed[id(worker)] = own_time(took[id(worker)], before, after)
                     ledger.call(worker, before, after)
                     if worker is self.original:
                         orig_wall += took[id(worker)]
@@ -445,7 +442,7 @@ def describe_failure(failure: WorkerFailure, who: str) -> str:
     return f"{who}: {failure.detail}"
 
 
-def own_time(wall: float, before: Usage, after: Usage, inside: float | None = None) -> float:
+def own_time(wall: float, before: Usage, after: Usage) -> float:
     """A call's wall time, less the time a one-thread call waited for a CPU on a busy machine.
 
     The wait is the kernel's count for the worker's only thread (ready to run, not running): no work of
@@ -453,18 +450,13 @@ def own_time(wall: float, before: Usage, after: Usage, inside: float | None = No
     measured at 2 ms). A call that ran several threads keeps its wall time: one thread's wait may be
     another's work. Never less than the time the call ran.
 
-    ``inside`` is the worker's own measure of the call's wall time, for workers whose filter forbids
-    threads (serial mode). It leaves out perfalign's side of the exchange: the time perfalign's process,
-    on a busy machine, waited for a CPU before it read the answer (3 ms on a call of 1 ms at a load
-    average of 20). The candidate's process writes it, so it is believed only down to the kernel's count
-    of the time the worker ran: a forged figure can at most make sleeping free, and sleeping is no work.
+    Every figure here is the kernel's or perfalign's (``wall`` ends at the kernel's stamp of the worker's
+    reply): a candidate shares its process with the worker, so anything that process writes could be forged.
     """
     if before.threads > 1 or after.threads > 1:
         return wall
     ran = after.run_s - before.run_s
     waited = max(0.0, after.wait_s - before.wait_s)
-    if inside is not None:
-        wall = min(wall, inside)
     return max(wall - waited, ran)
 
 

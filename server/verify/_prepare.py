@@ -284,8 +284,7 @@ def _calibrate(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPl
                 Pair.setup(worker, case, counts, layout, alias_of, timeout)
                 before = worker.usage()
                 took = worker.call(timeout)
-                inside = worker.inside_s if worker.one_thread else None
-                samples.append(own_time(took, before, worker.usage(), inside) * 1e3)  # not the wait for a CPU
+                samples.append(own_time(took, before, worker.usage()) * 1e3)  # not the wait for a CPU
             t = min(samples)
             chosen = n
             points.append((n, t))

@@ -2,11 +2,12 @@
 
 A worker (``worker.c``, linked with the glue and one side) runs in its own
 sandboxed process. perfalign writes commands to its fd 0 and reads replies
-from its fd 3; the inputs and results live in a shared memory file (fd 4)
-that perfalign maps too, so results are read straight from memory, never
-from anything the worker says about them. A call's time is measured here,
-around the CALL/DONE handshake, and the worker's CPU time (every thread)
-comes from the kernel. A worker that is not being timed is stopped
+from its fd 3 (a packet socket); the inputs and results live in a shared
+memory file (fd 4) that perfalign maps too, so results are read straight
+from memory, never from anything the worker says about them. A call's time
+is measured here, from the CALL command to the kernel's stamp of the moment
+the worker sent DONE, and the worker's CPU time (every thread) comes from
+the kernel: no figure the worker's process writes is believed. A worker that is not being timed is stopped
 (``SIGSTOP``), so that nothing it runs can slow the other side down.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ import mmap
 import os
 import select
 import signal
+import socket
 import struct
 import threading
 import time
@@ -31,6 +33,8 @@ OP_OK, OP_DONE, OP_FAIL, OP_FAULT, OP_SYSCALL, OP_NEED = 16, 17, 18, 19, 20, 21
 HEADER = struct.Struct("<IIQ")
 ALLOC_SHARED, ALLOC_EXACT = 0, 1
 _TICK = os.sysconf("SC_CLK_TCK")
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's number; Python 3.11 does not name it
+_RECORD = 1 << 16  # the largest reply packet read at once (the worker's are far smaller)
 _PAGE = mmap.PAGESIZE
 
 
@@ -220,16 +224,14 @@ class Worker:
 
     process: Spawned
     commands: int  # write end of the worker's fd 0
-    replies: int  # read end of the worker's fd 3
+    replies: socket.socket  # perfalign's end of the worker's fd 3: packets, each stamped by the kernel when sent
     shm_fd: int
     name: str  # "the original" or "the candidate", for messages
     cancel: threading.Event | None = None
     shm_size: int = 0
     stopped: bool = False
     locked: bool = False  # started with PF_LOCKDOWN: its seccomp filter must be in place by its first answer
-    one_thread: bool = False  # its filter forbids threads: the kernel's run time is all the work of a call
-    inside_s: float | None = None  # the last call's wall time as the worker measured it (written by the candidate's
-    # process, so only ever trusted down to the kernel's count of the time it ran)
+    _stamp_ns: int | None = None  # when the worker sent the last packet read (the kernel's stamp, CLOCK_REALTIME)
     _map: mmap.mmap | None = None
     _buffer: bytes = field(default=b"", repr=False)
 
@@ -239,7 +241,11 @@ class Worker:
     def start(cls, exe: Path, *, name: str, cwd: Path, limits: Limits, env: dict[str, str], sandbox: bool,
               cancel: threading.Event | None = None) -> "Worker":
         cmd_r, cmd_w = os.pipe()
-        rep_r, rep_w = os.pipe()
+        # Replies come over a packet socket so that the kernel stamps each one as it is sent: a call ends when
+        # the worker answered, not when perfalign (on a busy machine, perhaps much later) got to read it.
+        replies, rep_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        replies.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+        rep_w = rep_end.detach()
         shm_fd = os.memfd_create("perfalign-worker", 0)
         lockdown = env.get("PF_LOCKDOWN")
         # The sandbox installs the worker's filter before the worker's program runs (see ``_seccomp``).
@@ -248,13 +254,13 @@ class Worker:
             process = spawn([str(exe)], cwd=cwd, fds={0: cmd_r, 3: rep_w, 4: shm_fd}, limits=limits, env=env,
                             sandbox=sandbox, seccomp=seccomp)
         except BaseException:
-            for fd in (cmd_r, cmd_w, rep_r, rep_w, shm_fd):
+            for fd in (cmd_r, cmd_w, rep_w, shm_fd):
                 os.close(fd)
+            replies.close()
             raise
         os.close(cmd_r)
         os.close(rep_w)
-        return cls(process, cmd_w, rep_r, shm_fd, name, cancel, locked=bool(lockdown),
-                   one_thread=lockdown == "serial" and seccomp is not None)
+        return cls(process, cmd_w, replies, shm_fd, name, cancel, locked=bool(lockdown))
 
     def close(self) -> None:
         self._map = None
@@ -265,11 +271,12 @@ class Worker:
             except OSError:
                 pass
         self.process.kill()
-        for fd in (self.commands, self.replies, self.shm_fd):
+        for fd in (self.commands, self.shm_fd):
             try:
                 os.close(fd)
             except OSError:
                 pass
+        self.replies.close()
 
     def stop(self) -> None:
         if not self.stopped:
@@ -299,9 +306,16 @@ class Worker:
             ready, _, _ = select.select([self.replies], [], [], min(left, 0.05))
             if not ready:
                 continue
-            chunk = os.read(self.replies, 1 << 16)
+            chunk, ancillary, flags, _ = self.replies.recvmsg(_RECORD, socket.CMSG_SPACE(16))
             if not chunk:
                 raise self._death()
+            if flags & socket.MSG_TRUNC:
+                raise WorkerFailure("protocol", who=self.name, detail=f"{self.name} wrote to the verifier's channel")
+            self._stamp_ns = None
+            for level, kind, data in ancillary:
+                if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(data) >= 16:
+                    seconds, nanoseconds = struct.unpack("<qq", data[:16])
+                    self._stamp_ns = seconds * 1_000_000_000 + nanoseconds
             self._buffer += chunk
         out, self._buffer = self._buffer[:n], self._buffer[n:]
         return out
@@ -394,20 +408,27 @@ class Worker:
     def call(self, timeout: float) -> float:
         """Call the function once; the wall time of the call in seconds, measured here.
 
-        The worker's own measure of the same call is kept in ``inside_s``.
+        From just before the CALL command to the kernel's stamp of the DONE reply: perfalign's own wait for a
+        CPU before it read the reply (3 ms on a call of 1 ms at a load average of 20) is not the call's. The
+        stamp is the kernel's, so the worker's process cannot move it; without one (a kernel that does not
+        stamp), the time perfalign read the reply.
         """
+        start_ns = time.time_ns()
         start = time.perf_counter()
         self.send_call()
         self.call_done(timeout)
-        return time.perf_counter() - start
+        read = time.perf_counter() - start
+        if self._stamp_ns is None or self._buffer:
+            return read
+        stamped = (self._stamp_ns - start_ns) / 1e9
+        return stamped if 0.0 <= stamped <= read else read
 
     def send_call(self) -> None:
         """The CALL command alone (an untimed call, while the other side calls too)."""
         self._send(OP_CALL)
 
     def call_done(self, timeout: float) -> None:
-        reply = self._expect(OP_CALL, OP_DONE, timeout)
-        self.inside_s = struct.unpack("<q", reply[:8])[0] / 1e9 if len(reply) >= 8 else None
+        self._expect(OP_CALL, OP_DONE, timeout)
 
     def dump(self, layout: Layout, timeout: float) -> Dumped:
         """Copy what lives outside the shared buffers into the dump area; grow it when the worker asks."""
