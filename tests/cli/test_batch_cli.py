@@ -39,15 +39,16 @@ UTIL = """void scale(double *x, int n, double k) {
         x[i] *= k;
 }
 
-int add(int a, int b) {
-    return a + b;
+void shift(double *x, int n, double k) {
+    for (int i = 0; i < n; i++)
+        x[i] += k;
 }
 """
 
 
 def project(root: Path, util: bool = True) -> Path:
     """A git repository with src/row_sums.c (the model answers with a faster version) and src/util.c
-    (the model answers with no code), set up to use the fake model."""
+    (two functions: the model answers with no code), set up to use the fake model."""
     (root / "src").mkdir(parents=True)
     shutil.copy(REPO / "examples" / "c" / "row_sums.c", root / "src" / "row_sums.c")
     if util:
@@ -91,7 +92,8 @@ def test_a_killed_or_interrupted_run_resumes_where_it_stopped(tmp_path: Path) ->
     first.communicate()
     done = set(state_of(report))
     assert "src/row_sums.c::row_sums::serial" in done and len(done) < 3
-    # 2. Ctrl-C once one more function is recorded: exit 130, and the report of what was done is written.
+    # 2. Ctrl-C once one more function is recorded: exit 130, and the report of what was done is written. (Each
+    # util.c function takes seconds to prepare, so the run is still at work however slowly the test polls.)
     second = start(root)
     wait_for_results(report, len(done) + 1, second)
     second.send_signal(signal.SIGINT)
@@ -113,15 +115,15 @@ def test_a_killed_or_interrupted_run_resumes_where_it_stopped(tmp_path: Path) ->
     for key in done:
         assert f"] {key.rsplit('::', 1)[0]} (serial)" not in err  # not started again
     assert set(state_of(report)) == {"src/row_sums.c::row_sums::serial", "src/util.c::scale::serial",
-                                     "src/util.c::add::serial"}
+                                     "src/util.c::shift::serial"}
     # 4. A changed body is run again; the unchanged functions of the same file are not.
     util = root / "src" / "util.c"
-    util.write_text(util.read_text().replace("return a + b;", "return b + a;"))
+    util.write_text(util.read_text().replace("x[i] += k;", "x[i] = x[i] + k;"))
     fourth = start(root)
     _out, err = fourth.communicate(timeout=300)
     assert fourth.returncode == 0, err
     assert "2 unchanged since an earlier run, 1 to run" in err
-    assert "[1/1] src/util.c::add (serial)" in err
+    assert "[1/1] src/util.c::shift (serial)" in err
 
 
 def test_exit_statuses_report_patches_and_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
