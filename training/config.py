@@ -139,6 +139,8 @@ class SelfPlayConfig:
     eval_percent: int = opt(10, "Share of functions marked as eval split (by function hash).")
     seed: int = opt(0, "Sampling seed (each round and function derives a fresh one from it).")
     rounds: int = opt(1, "Rounds over the corpus, each with fresh seeds; a rerun resumes an interrupted one.")
+    time_limit_s: float = opt(0.0, "Start no function after this many seconds (0: no limit); the same command "
+                                   "goes on where it stopped.")
 
 
 @dataclass

@@ -461,4 +461,5 @@ def run(
 
 
 def main(config: SelfPlayConfig) -> SelfPlayResult:
-    return run(config, progress=lambda message: print(message, file=sys.stderr, flush=True))
+    deadline = time.monotonic() + config.time_limit_s if config.time_limit_s > 0 else None
+    return run(config, progress=lambda message: print(message, file=sys.stderr, flush=True), deadline=deadline)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,30 @@ class Seeds(Replay):
             raise RuntimeError("the model server went away")
         self.seeds.append(int(kw["seed"]))  # type: ignore[arg-type]
         return super().generate(messages, n, **kw)
+
+
+class Slow(Seeds):
+    """Replay that takes ``delay_s`` to answer: a time limit passes while the first function is sampled."""
+
+    def __init__(self, answers: list[str], delay_s: float) -> None:
+        super().__init__(answers)
+        self.delay_s = delay_s
+
+    def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+        time.sleep(self.delay_s)
+        return super().generate(messages, n, **kw)
+
+
+def test_a_time_limit_ends_the_run_between_functions_and_the_same_command_goes_on(tmp_path: Path) -> None:
+    corpus = [str(CORPUS_FILE), str(selfplay.CORPUS_DIR / "clamp_sum.c")]
+    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1, repetitions=3,
+                            verify_workers=1, time_limit_s=0.5)
+    first = Slow([CHATTER], delay_s=1.0)
+    result = selfplay.run(config, sampler=first, deadline=time.monotonic() + config.time_limit_s)
+    assert len(first.seeds) == 1 and "stopped at the time limit" in result.skipped
+    assert len(read_jsonl(tmp_path / "sp" / "done.jsonl")) == 1  # the function it started is finished and on file
+    again = Seeds([CHATTER])
+    assert selfplay.run(config, sampler=again).resumed == 1 and len(again.seeds) == 1
 
 
 def test_rounds_use_fresh_seeds_and_an_interrupted_run_resumes(tmp_path: Path) -> None:
