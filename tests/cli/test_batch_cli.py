@@ -69,9 +69,14 @@ def state_of(report: Path) -> dict[str, dict[str, object]]:
     return json.loads(path.read_text())["results"]
 
 
+def _default_sigint() -> None:
+    # A shell runs a background job with SIGINT ignored, and a child keeps that; Ctrl-C must reach the run.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(root: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([str(PERFALIGN), "optimize", "--all", "src", "--report", "report", *args], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
 
 
 def wait_for_results(report: Path, count: int, proc: subprocess.Popen[str], timeout: float = 300) -> None:
