@@ -53,11 +53,6 @@ def function_info(source: str, language: str, function: str) -> Any:
     return cparse.find_function(source, language, name=function)
 
 
-def extract_code(raw: str, info: Any, source: str = "") -> str:
-    """The candidate code (includes, helpers, the function) in a raw completion; "" when there is none."""
-    return extract_with_reason(raw, info, source)[0]
-
-
 def extract_with_reason(raw: str, info: Any, source: str = "") -> tuple[str, str]:
     """(code, "") for a completion with a candidate; ("", why not) otherwise, e.g. the original returned unchanged."""
     from perfalign.server.optimize import extract
@@ -169,10 +164,11 @@ class ExecutionReward:
                 entry[0] = verifier
         return entry[0], entry[1]
 
-    def verify(self, source: str, language: str, function: str, mode: str, code: str) -> Verdict:
-        """The verifier's verdict on ``code`` (cached: a group often repeats a completion)."""
+    def verify(self, source: str, language: str, function: str, mode: str, code: str, reason: str = "") -> Verdict:
+        """The verifier's verdict on ``code`` (cached: a group often repeats a completion); ``reason`` says why an
+        empty code has none."""
         if not code.strip():
-            return no_code_verdict()
+            return no_code_verdict(reason)
         key = hashlib.sha256("\0".join((source, language, function, mode, code)).encode()).hexdigest()
         with self._lock:
             if key in self._cache:
@@ -191,8 +187,8 @@ class ExecutionReward:
             info = function_info(source, language, function)
         except Exception as exc:  # the original cannot be parsed: nothing can be verified
             return Verdict(Status.UNSUPPORTED, detail=f"the original function cannot be parsed: {exc}"[:200])
-        code = extract_code(completion_text(completion), info, source)
-        return self.verify(source, language, function, mode, code)
+        code, reason = extract_with_reason(completion_text(completion), info, source)
+        return self.verify(source, language, function, mode, code, reason)
 
     def __call__(self, completions: list[Any], **columns: Any) -> list[float | None]:
         n = len(completions)

@@ -273,8 +273,10 @@ def rows_for(
     }
 
 
-def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: int) -> list[Verdict]:
-    """Verdicts for ``codes`` with one prepared verifier (the original is built once)."""
+def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: int,
+               reasons: list[str] | None = None) -> list[Verdict]:
+    """Verdicts for ``codes`` with one prepared verifier (the original is built once); ``reasons`` says why an
+    empty code has none (the extractor's words, e.g. the original returned unchanged)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from perfalign.server.verify import FunctionVerifier
@@ -285,13 +287,13 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
         if failure is not None:
             return [failure for _ in codes]
 
-        def one(code: str) -> Verdict:
+        def one(code: str, reason: str) -> Verdict:
             if not code.strip():
-                return no_code_verdict()
+                return no_code_verdict(reason)
             return verifier.verify(code)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, codes))
+            return list(pool.map(one, codes, reasons or [""] * len(codes)))
 
 
 RUN_FILE = "selfplay-run.json"
@@ -351,7 +353,7 @@ def run(
     from concurrent.futures import ThreadPoolExecutor
 
     from perfalign.server.settings import Settings
-    from perfalign.training.rewards import extract_code
+    from perfalign.training.rewards import extract_with_reason
     from perfalign.training.sampling import open_sampler
 
     for mode in config.modes:
@@ -434,9 +436,12 @@ def run(
                     raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
                                             temperature=config.temperature,
                                             seed=seed_for(item, mode, round_index, config.seed))
-                    codes = [extract_code(raw, item.info, item.source) for raw in raws]
+                    extracted = [extract_with_reason(raw, item.info, item.source) for raw in raws]
+                    codes = [code for code, _ in extracted]
                     extra = [item.reference] if item.reference else []
-                    future = pool.submit(verify_all, item, mode, codes + extra, settings, config.verify_workers)
+                    reasons = [why for _, why in extracted] + [""] * len(extra)
+                    future = pool.submit(verify_all, item, mode, codes + extra, settings, config.verify_workers,
+                                         reasons)
                     job = _Job(round_index, item, mode, messages, list(raws), codes, extra, future)
                     if pending is not None:
                         finish(pending)  # the last function's verdicts, verified while this one was sampled

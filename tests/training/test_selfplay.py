@@ -61,6 +61,18 @@ def test_selfplay_turns_verdicts_into_pairs(tmp_path: Path) -> None:
     assert sft[0]["messages"][-1]["role"] == "assistant"
     # the trainers read self-play output like the store's exports
     assert len(load_splits([tmp_path / "sp" / "pairs.jsonl"], "pairs").train) == 1
+    # a reviewer reads why a completion gave no candidate
+    [chatter] = [c for c in read_jsonl(tmp_path / "sp" / "candidates.jsonl") if c["status"] == "unsupported"]
+    assert "the reply holds no C or C++ function definition" in chatter["detail"]
+
+
+def test_the_original_returned_unchanged_is_recorded_as_such(tmp_path: Path) -> None:
+    unchanged = "```c\n" + CORPUS_FILE.read_text().split("*/\n", 1)[1] + "```"
+    config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1,
+                            repetitions=3, verify_workers=1)
+    selfplay.run(config, sampler=Replay("replay", [unchanged]))
+    [candidate] = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
+    assert candidate["status"] == "unsupported" and "identical to the original" in candidate["detail"]
 
 
 def test_eval_scores_base_and_trained_side_by_side(tmp_path: Path) -> None:
