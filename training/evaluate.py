@@ -318,30 +318,6 @@ def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]
     return {k: rows for k, rows in by_problem.items() if len(rows) == need}
 
 
-def verify_interleaved(problem: Problem, codes: list[str], reasons: list[str], settings: Any,
-                       workers: int) -> list[Verdict] | Verdict:
-    """Verdicts for ``codes`` from one prepared verifier, or the failure that stops the original being harnessed."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from perfalign.server.verify import FunctionVerifier
-    from perfalign.training.rewards import no_code_verdict
-
-    task = problem.task
-    with FunctionVerifier(task.source, task.language, task.info.name, mode=problem.mode, settings=settings,
-                          source_path=task.path) as verifier:
-        failure = verifier.prepare()
-        if failure is not None:
-            return failure
-
-        def one(code: str, reason: str) -> Verdict:
-            if not code.strip():
-                return no_code_verdict(reason)
-            return verifier.verify(code)
-
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, codes, reasons))
-
-
 def seed_for(problem: Problem, seed: int) -> int:
     """The same seed for both models on a function, whatever the order or a resume."""
     return seed + int(problem.key[:8], 16) % 1_000_000
@@ -378,11 +354,13 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
 
 def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[dict[str, Any]] | str:
     """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
+    from perfalign.training.selfplay import verify_all
+
     problem, codes, names = sampled.problem, sampled.codes, list(sampled.codes)
     task = problem.task
     order = [(name, i) for i in range(config.samples) for name in names]  # base 0, trained 0, base 1, …
-    verdicts = verify_interleaved(problem, [codes[n][i] for n, i in order],
-                                  [sampled.reasons[n][i] for n, i in order], settings, config.verify_workers)
+    verdicts = verify_all(task, problem.mode, [codes[n][i] for n, i in order],
+                          [sampled.reasons[n][i] for n, i in order], settings, config.verify_workers)
     if isinstance(verdicts, Verdict):
         return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
     return [

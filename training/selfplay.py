@@ -273,19 +273,21 @@ def rows_for(
     }
 
 
-def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: int,
-               reasons: list[str] | None = None) -> list[Verdict]:
-    """Verdicts for ``codes`` with one prepared verifier (the original is built once); ``reasons`` says why an
-    empty code has none (the extractor's words, e.g. the original returned unchanged)."""
+def verify_all(task: Task, mode: str, codes: list[str], reasons: list[str], settings: Any,
+               workers: int) -> list[Verdict] | Verdict:
+    """Verdicts for ``codes`` from one prepared verifier (the original is built once), or the failure that stops
+    the original being harnessed. ``reasons`` says why an empty code has none (the extractor's words, e.g. the
+    original returned unchanged)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from perfalign.server.verify import FunctionVerifier
     from perfalign.training.rewards import no_code_verdict
 
-    with FunctionVerifier(task.source, task.language, task.info.name, mode=mode, settings=settings, source_path=task.path) as verifier:
+    with FunctionVerifier(task.source, task.language, task.info.name, mode=mode, settings=settings,
+                          source_path=task.path) as verifier:
         failure = verifier.prepare()
         if failure is not None:
-            return [failure for _ in codes]
+            return failure
 
         def one(code: str, reason: str) -> Verdict:
             if not code.strip():
@@ -293,7 +295,7 @@ def verify_all(task: Task, mode: str, codes: list[str], settings: Any, workers: 
             return verifier.verify(code)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, codes, reasons or [""] * len(codes)))
+            return list(pool.map(one, codes, reasons))
 
 
 RUN_FILE = "selfplay-run.json"
@@ -387,6 +389,8 @@ def run(
 
     def finish(job: _Job) -> None:
         verdicts = job.verdicts.result()
+        if isinstance(verdicts, Verdict):  # the original could not be harnessed: every candidate shares its verdict
+            verdicts = [verdicts] * (len(job.codes) + len(job.extra))
         codes = job.codes
         scored = [Scored(c, r, v) for c, r, v in zip(codes, job.raws, verdicts, strict=False)]
         scored += [Scored(c, "", v, reference=True) for c, v in zip(job.extra, verdicts[len(codes):], strict=True)]
@@ -440,8 +444,8 @@ def run(
                     codes = [code for code, _ in extracted]
                     extra = [item.reference] if item.reference else []
                     reasons = [why for _, why in extracted] + [""] * len(extra)
-                    future = pool.submit(verify_all, item, mode, codes + extra, settings, config.verify_workers,
-                                         reasons)
+                    future = pool.submit(verify_all, item, mode, codes + extra, reasons, settings,
+                                         config.verify_workers)
                     job = _Job(round_index, item, mode, messages, list(raws), codes, extra, future)
                     if pending is not None:
                         finish(pending)  # the last function's verdicts, verified while this one was sampled
