@@ -204,6 +204,9 @@ class EvalConfig:
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
     output_dir: str = opt("runs/eval", "Where the table, plots and verdicts go (a rerun resumes there).")
     seed: int = opt(0, "Sampling seed (each function's seed derives from it and the function).")
+    base_samples: str = opt("", "An earlier evaluation's folder: the base's candidates there (same base GGUF, "
+                                "llama.cpp build, prompt version, seed, temperature, token limit and samples) are "
+                                "verified again instead of sampled anew; functions it lacks are sampled.")
 
 
 CONFIGS: dict[str, type] = {

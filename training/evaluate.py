@@ -19,6 +19,11 @@ adapter hashes, the prompt version, the llama.cpp build, the settings),
 interrupted run resumes where it stopped), ``metrics.json``, ``table.md``,
 ``plot.svg``, ``paired.svg`` and ``functions.jsonl`` (per-function metrics and
 keys, to pass to trainers as ``--exclude-functions``).
+
+``base_samples`` names an earlier evaluation whose base candidates were sampled
+the same way (the same GGUF, llama.cpp build, prompt version, seeds, temperature
+and token limit): those are verified again beside the adapter's instead of
+sampled anew, which halves the sampling of each later adapter's evaluation.
 """
 from __future__ import annotations
 
@@ -318,6 +323,45 @@ def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]
     return {k: rows for k, rows in by_problem.items() if len(rows) == need}
 
 
+# What decides the base's samples: an earlier evaluation's must match for them to be used again.
+_SAMPLING_KEYS = ("base_gguf_sha256", "engine", "llama_cpp", "prompt_version", "samples", "seed", "temperature",
+                  "max_tokens")
+
+
+def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, tuple[list[str], list[str]]]:
+    """The base's candidates (codes, and why a code is empty) of an earlier evaluation sampled the same way, by problem.
+
+    Sampling is most of an evaluation's time, and the base does not change between the evaluations of successive
+    adapters: its candidates are verified again, interleaved with the adapter's, by the function's one verifier."""
+    from perfalign.training.rewards import no_code_verdict
+
+    if not folder:
+        return {}
+    run_file, verdicts = Path(folder) / RUN_FILE, Path(folder) / "verdicts.jsonl"
+    if not run_file.is_file() or not verdicts.is_file():
+        raise EvalError(f"--base-samples {folder}: no evaluation there ({RUN_FILE} and verdicts.jsonl)")
+    earlier = json.loads(run_file.read_text())
+    changed = [k for k in _SAMPLING_KEYS if earlier.get(k) != header.get(k)]
+    if changed:
+        raise EvalError(f"--base-samples {folder}: its base candidates were sampled another way ({', '.join(changed)} "
+                        "differ); leave the option out to sample them anew")
+    rows: dict[str, dict[int, dict[str, Any]]] = {}
+    for row in read_jsonl(verdicts):
+        if row.get("model") == "base":
+            rows.setdefault(f"{row['function_key']}:{row['mode']}", {})[int(row["sample"])] = row
+    prefix = no_code_verdict().detail
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for problem_id, by_sample in rows.items():
+        if sorted(by_sample) != list(range(header["samples"])):
+            continue
+        ordered = [by_sample[i] for i in range(header["samples"])]
+        codes = [str(r.get("code") or "") for r in ordered]
+        reasons = ["" if code else str(r.get("detail") or "").removeprefix(prefix).removeprefix(": ")
+                   for code, r in zip(codes, ordered, strict=True)]
+        found[problem_id] = (codes, reasons)
+    return found
+
+
 def seed_for(problem: Problem, seed: int) -> int:
     """The same seed for both models on a function, whatever the order or a resume."""
     return seed + int(problem.key[:8], 16) % 1_000_000
@@ -333,8 +377,10 @@ class Sampled:
     reasons: dict[str, list[str]]  # why a completion gave no code ("" where it gave some)
 
 
-def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any) -> Sampled:
-    """Every model's candidates for one function: the same prompt and seed for each."""
+def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
+                   earlier: dict[str, tuple[list[str], list[str]]] | None = None) -> Sampled:
+    """Every model's candidates for one function: the same prompt and seed for each (``earlier``: a model's candidates
+    already sampled with them, by model name)."""
     from perfalign.training.rewards import extract_with_reason
     from perfalign.training.selfplay import build_messages
 
@@ -344,6 +390,9 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
     codes: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
     for name, sampler in samplers.items():
+        if earlier and name in earlier:
+            codes[name], reasons[name] = earlier[name]
+            continue
         raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
                                 temperature=config.temperature, seed=seed)
         extracted = [extract_with_reason(r, task.info, task.source) for r in raws]
@@ -444,6 +493,8 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
 
         check_adapter(config.base, config.adapter, config.engine)  # before any long work
     header = run_header(config, names)
+    reused = earlier_base_samples(config.base_samples, header)
+    header["base_samples"] = config.base_samples
     done = resume(out, header)
     out.mkdir(parents=True, exist_ok=True)
     (out / RUN_FILE).write_text(json.dumps(header, indent=2, sort_keys=True) + "\n")
@@ -477,9 +528,11 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
                 for problem in problems:
                     if problem.id in rows_by_problem:
                         continue
+                    earlier = {"base": reused[problem.id]} if problem.id in reused else None
+                    sampled_from = [n if not earlier or n not in earlier else f"{n} (sampled earlier)" for n in names]
                     progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
-                             f"{config.samples} samples from {', '.join(names)}")
-                    sampled = sample_problem(problem, active, config, settings)
+                             f"{config.samples} samples from {', '.join(sampled_from)}")
+                    sampled = sample_problem(problem, active, config, settings, earlier)
                     job = (problem, pool.submit(verify_sampled, sampled, config, settings))
                     if pending is not None:
                         finish(pending)

@@ -241,3 +241,34 @@ def test_a_completion_without_a_candidate_is_recorded_with_the_reason(tmp_path: 
     assert rows["trained"]["status"] == rows["base"]["status"] == "unsupported"
     assert "identical to the original" in rows["trained"]["detail"]
     assert "identical" not in rows["base"]["detail"] and "no code could be extracted" in rows["base"]["detail"]
+
+
+def test_a_later_adapter_is_evaluated_against_the_base_candidates_of_an_earlier_evaluation(tmp_path: Path) -> None:
+    """The base's candidates sampled the same way are verified again, not sampled again; anything else is refused."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "count_below_mean.c").write_text((CORPUS_DIR / "count_below_mean.c").read_text())
+    first = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5,
+                       output_dir=str(tmp_path / "stage1"), bootstrap_resamples=200)
+    evaluate.run(first, samplers={"base": Replay("base", [FAST, "I cannot improve this."]),
+                                  "trained": Replay("trained", [FAST])})
+    earlier = {r["sample"]: r for r in read_jsonl(tmp_path / "stage1" / "verdicts.jsonl") if r["model"] == "base"}
+    other = sorted(p for p in CORPUS_DIR.glob("*.c") if p.name != "count_below_mean.c")[0]
+    (src / other.name).write_text(other.read_text())  # a function the earlier evaluation did not have
+    second = EvalConfig(**{**first.__dict__, "output_dir": str(tmp_path / "stage2"),
+                           "base_samples": str(tmp_path / "stage1")})
+    base = Replay("base", [FAST])
+    result = evaluate.run(second, samplers={"base": base, "trained": Replay("trained", [FAST])})
+    assert len(base.calls) == 1 and "count_below_mean" not in base.calls[0][0]  # only the new function was sampled
+    rows = [r for r in read_jsonl(tmp_path / "stage2" / "verdicts.jsonl")
+            if r["model"] == "base" and r["function"] == "count_below_mean"]
+    assert [r["code"] for r in rows] == [earlier[0]["code"], earlier[1]["code"]]
+    assert rows[0]["status"] == "faster" and rows[1]["detail"] == earlier[1]["detail"]
+    assert result.functions + len(result.skipped) == 2
+    assert json.loads((tmp_path / "stage2" / evaluate.RUN_FILE).read_text())["base_samples"] == str(tmp_path / "stage1")
+    hotter = EvalConfig(**{**second.__dict__, "output_dir": str(tmp_path / "stage3"), "temperature": 1.0})
+    with pytest.raises(evaluate.EvalError, match="sampled another way \\(temperature differ"):
+        evaluate.run(hotter, samplers={"base": Refuse("base"), "trained": Replay("trained", [FAST])})
+    with pytest.raises(evaluate.EvalError, match="no evaluation there"):
+        evaluate.run(EvalConfig(**{**second.__dict__, "base_samples": str(tmp_path / "nowhere")}),
+                     samplers={"base": Refuse("base"), "trained": Replay("trained", [FAST])})
