@@ -283,6 +283,7 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
         "prompt_version": PROMPT_VERSION,
         "samples": config.samples,
         "seed": config.seed,
+        "base_samples": config.base_samples,
         "temperature": config.temperature,
         "max_tokens": config.max_tokens,
         "per_family": config.per_family,
@@ -304,6 +305,14 @@ _RESUME_KEYS = ("models", "base_gguf_sha256", "adapter_sha256", "prompt_version"
                 "max_tokens")
 
 
+def verdict_rows(verdicts: Path) -> dict[str, list[dict[str, Any]]]:
+    """An evaluation's verdict rows, by problem id (``function_key:mode``)."""
+    by_problem: dict[str, list[dict[str, Any]]] = {}
+    for row in read_jsonl(verdicts):
+        by_problem.setdefault(f"{row['function_key']}:{row['mode']}", []).append(row)
+    return by_problem
+
+
 def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The complete functions of an earlier run of the same evaluation in ``out`` (its verdict rows by problem)."""
     run_file, verdicts = out / RUN_FILE, out / "verdicts.jsonl"
@@ -316,11 +325,8 @@ def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]
             f"{out} holds an evaluation of another configuration ({', '.join(changed)} differ); "
             "use another --output-dir, or delete it to start again"
         )
-    by_problem: dict[str, list[dict[str, Any]]] = {}
-    for row in read_jsonl(verdicts):
-        by_problem.setdefault(f"{row['function_key']}:{row['mode']}", []).append(row)
     need = header["samples"] * len(header["models"])
-    return {k: rows for k, rows in by_problem.items() if len(rows) == need}
+    return {k: rows for k, rows in verdict_rows(verdicts).items() if len(rows) == need}
 
 
 # What decides the base's samples: an earlier evaluation's must match for them to be used again.
@@ -345,13 +351,10 @@ def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, tuple
     if changed:
         raise EvalError(f"--base-samples {folder}: its base candidates were sampled another way ({', '.join(changed)} "
                         "differ); leave the option out to sample them anew")
-    rows: dict[str, dict[int, dict[str, Any]]] = {}
-    for row in read_jsonl(verdicts):
-        if row.get("model") == "base":
-            rows.setdefault(f"{row['function_key']}:{row['mode']}", {})[int(row["sample"])] = row
     prefix = no_code_verdict().detail
     found: dict[str, tuple[list[str], list[str]]] = {}
-    for problem_id, by_sample in rows.items():
+    for problem_id, rows in verdict_rows(verdicts).items():
+        by_sample = {int(r["sample"]): r for r in rows if r.get("model") == "base"}
         if sorted(by_sample) != list(range(header["samples"])):
             continue
         ordered = [by_sample[i] for i in range(header["samples"])]
@@ -380,7 +383,7 @@ class Sampled:
 def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
                    earlier: dict[str, tuple[list[str], list[str]]] | None = None) -> Sampled:
     """Every model's candidates for one function: the same prompt and seed for each (``earlier``: a model's candidates
-    already sampled with them, by model name)."""
+    already sampled with them, by model name; ``samplers`` need not hold that model)."""
     from perfalign.training.rewards import extract_with_reason
     from perfalign.training.selfplay import build_messages
 
@@ -389,11 +392,12 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
     seed = seed_for(problem, config.seed)
     codes: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
-    for name, sampler in samplers.items():
-        if earlier and name in earlier:
+    earlier = earlier or {}
+    for name in [*earlier, *(n for n in samplers if n not in earlier)]:
+        if name in earlier:
             codes[name], reasons[name] = earlier[name]
             continue
-        raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
+        raws = samplers[name].generate(messages, config.samples, max_tokens=config.max_tokens,
                                 temperature=config.temperature, seed=seed)
         extracted = [extract_with_reason(r, task.info, task.source) for r in raws]
         codes[name] = [code for code, _ in extracted]
@@ -494,7 +498,6 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
         check_adapter(config.base, config.adapter, config.engine)  # before any long work
     header = run_header(config, names)
     reused = earlier_base_samples(config.base_samples, header)
-    header["base_samples"] = config.base_samples
     done = resume(out, header)
     out.mkdir(parents=True, exist_ok=True)
     (out / RUN_FILE).write_text(json.dumps(header, indent=2, sort_keys=True) + "\n")
@@ -503,10 +506,12 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     result = EvalResult(output_dir=out, skipped=skipped, resumed=sum(p.id in done for p in problems))
     rows_by_problem: dict[str, list[dict[str, Any]]] = {p.id: done[p.id] for p in problems if p.id in done}
     try:
+        to_sample = [p for p in problems if p.id not in rows_by_problem]
+        needed = [n for n in names if n != "base" or any(p.id not in reused for p in to_sample)]
         if samplers is None:
             own = {name: open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
-                   for name in names}
-        active = {name: (samplers or own)[name] for name in names}
+                   for name in needed}
+        active = {name: (samplers or own)[name] for name in needed}
         # Sampling the next function overlaps with verifying the last one; both models' candidates of a function
         # are still verified together, interleaved, by one verifier.
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-eval-verify")
@@ -529,7 +534,7 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
                     if problem.id in rows_by_problem:
                         continue
                     earlier = {"base": reused[problem.id]} if problem.id in reused else None
-                    sampled_from = [n if not earlier or n not in earlier else f"{n} (sampled earlier)" for n in names]
+                    sampled_from = [f"{n} (sampled earlier)" if earlier and n in earlier else n for n in names]
                     progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
                              f"{config.samples} samples from {', '.join(sampled_from)}")
                     sampled = sample_problem(problem, active, config, settings, earlier)
