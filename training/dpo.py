@@ -4,13 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfalign.training import common
-from perfalign.training.config import DPOConfig
+from perfalign.training.config import ConfigError, DPOConfig
 from perfalign.training.data import to_dataset
 
 COLUMNS = ("prompt", "chosen", "rejected")
 
 
 def main(config: DPOConfig) -> common.TrainResult:
+    if config.sft_weight < 0:
+        raise ConfigError(f"sft_weight must be 0 or more, got {config.sft_weight:g}")
     splits = common.load_data(config, "pairs", min_margin=config.min_margin)  # bad data fails fast, before the heavy imports
     from trl import DPOConfig as TRLDPOConfig
     from trl import DPOTrainer
@@ -23,7 +25,8 @@ def main(config: DPOConfig) -> common.TrainResult:
     args = TRLDPOConfig(
         **common.trl_kwargs(config, Path(config.output_dir)),
         beta=config.beta,
-        loss_type=[config.loss_type],
+        loss_type=[config.loss_type, "sft"] if config.sft_weight > 0 else [config.loss_type],
+        loss_weights=[1.0, config.sft_weight] if config.sft_weight > 0 else None,
         max_length=config.max_length,
     )
     trainer = DPOTrainer(
@@ -36,4 +39,8 @@ def main(config: DPOConfig) -> common.TrainResult:
     run = common.run_trainer(trainer, config, splits)
     rewards = [e for e in trainer.state.log_history if "rewards/accuracies" in e]
     metrics = {"reward_accuracy": float(rewards[-1]["rewards/accuracies"])} if rewards else {}
+    # The chosen answers' log-probability falling step after step is DPO unlearning what it should prefer.
+    chosen = [float(e["logps/chosen"]) for e in trainer.state.log_history if "logps/chosen" in e]
+    if chosen:
+        metrics["chosen_logp_first"], metrics["chosen_logp_last"] = chosen[0], chosen[-1]
     return common.save("dpo", trainer, config, splits, run, metrics=metrics)
