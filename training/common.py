@@ -72,6 +72,7 @@ def load_data(config: cfg.BaseConfig, kind: str, *, eval_fraction: float = 0.0, 
         eval_fraction=eval_fraction,
         min_margin=min_margin,
         max_pairs_per_prompt=int(getattr(config, "max_pairs_per_prompt", 0)),
+        exclude_rejected=list(getattr(config, "exclude_rejected", [])),
     )
     if not splits.train:
         raise TrainingError(f"every function in the data is held out for evaluation ({splits.summary()})")
@@ -174,6 +175,17 @@ def run_identity(config: cfg.BaseConfig, splits: Splits) -> dict[str, Any]:
                                   "data_snapshot_id": splits.snapshot_id, "config": settings}, sort_keys=True))
 
 
+def _with_settings_added_since(earlier: dict[str, Any], config: cfg.BaseConfig) -> dict[str, Any]:
+    """``earlier`` (a checkpoint's identity) with each setting perfalign added since it was written at its default.
+
+    A setting that did not exist when the checkpoint was saved shaped that run as its default does now, so a
+    rerun that leaves it at the default is the same run; one that sets it is another run."""
+    if not earlier.get("config"):
+        return earlier
+    defaults = json.loads(json.dumps(asdict(type(config)())))
+    return {**earlier, "config": {**{k: defaults[k] for k in defaults if k not in _RUN_LENGTH}, **earlier["config"]}}
+
+
 def _checkpoints(folder: Path) -> list[Path]:
     """Whole checkpoints in ``folder``, oldest first (one cut short while being written has no trainer state)."""
     found = [p for p in folder.glob("checkpoint-*") if p.name.split("-")[-1].isdigit()
@@ -191,7 +203,7 @@ def checkpoint_to_resume(config: cfg.BaseConfig, splits: Splits) -> Path | None:
     marker = folder / RESUME_FILE
     found = _checkpoints(folder)
     if found and config.resume:
-        earlier = json.loads(marker.read_text()) if marker.is_file() else {}
+        earlier = _with_settings_added_since(json.loads(marker.read_text()) if marker.is_file() else {}, config)
         if earlier != identity:
             differ = sorted(k for k in ("kind", "base", "data_snapshot_id") if earlier.get(k) != identity[k])
             differ += sorted(k for k in identity["config"] if earlier.get("config", {}).get(k) != identity["config"][k])
@@ -283,6 +295,7 @@ def save(
         "data_reviewed_rows": splits.reviewed_rows,
         "data_reviews": dict(splits.reviews),
         "data_capped_pairs": splits.capped_pairs,
+        "data_excluded_by_rejected": splits.excluded_by_rejected,
         "eval_function_keys": sorted({r["function_key"] for r in splits.eval}),
         "result": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(result).items()},
         "host": platform.node(),

@@ -81,6 +81,8 @@ class DPOConfig(BaseConfig):
                                  "from lowering the chosen answers with the rejected (0 disables it).")
     min_margin: float = opt(0.0, "Skip pairs whose speedup margin is smaller.")
     max_pairs_per_prompt: int = opt(4, "Most pairs kept per prompt, spread over distinct answers (0: all).")
+    exclude_rejected: list[str] = opt([], "Leave out the pairs whose rejected answer has this status: original (the "
+                                          "function as written), or a verdict (incorrect, compile_error, ...).")
 
 
 @dataclass

@@ -38,6 +38,7 @@ class Splits:
     snapshot_id: str = ""
     dropped_duplicates: int = 0
     capped_pairs: int = 0  # pairs left out by the cap on pairs per prompt
+    excluded_by_rejected: int = 0  # pairs left out for their rejected answer's status
     sources: list[str] = field(default_factory=list)
     # Rows by the review state the store's export wrote (``unreviewed``, ``approved``, ``flipped``).
     reviews: dict[str, int] = field(default_factory=dict)
@@ -166,25 +167,34 @@ def load_splits(
     eval_fraction: float = 0.0,
     min_margin: float = 0.0,
     max_pairs_per_prompt: int = 0,
+    exclude_rejected: Iterable[str] = (),
 ) -> Splits:
     """Read ``paths`` as ``kind`` rows (pairs, sft or rl), dedupe them, and split them by function.
 
     ``eval_fraction`` > 0 moves that share of the *train* functions (by hash) to
     eval, for trainers that need a held-out set when the data has none.
     ``max_pairs_per_prompt`` > 0 caps pairs per prompt (:func:`cap_pairs`).
+    ``exclude_rejected`` leaves out the pairs whose ``rejected_status`` is one of
+    these (``original``: the function as written; or a verdict's status); a pair
+    that records no status is kept.
     """
     if kind not in KIND_COLUMNS:
         raise DataError(f"unknown data kind {kind!r}; one of {', '.join(KIND_COLUMNS)}")
     exclude = exclude or set()
+    left_out = set(exclude_rejected)
     seen: set[str] = set()
     rows: list[dict[str, Any]] = []
     dropped = 0
+    excluded_by_rejected = 0
     sources = []
     for path in paths:
         sources.append(str(path))
         for number, row in enumerate(read_jsonl(Path(path)), 1):
             _check(row, kind, f"{path}:{number}")
             if kind == "pairs" and float(row.get("margin") or 0.0) < min_margin:
+                continue
+            if kind == "pairs" and row.get("rejected_status") in left_out:
+                excluded_by_rejected += 1
                 continue
             key = _dedupe_key(row, kind)
             if key in seen:
@@ -195,7 +205,9 @@ def load_splits(
             row["function_key"] = function_key_of(row)
             rows.append(row)
     if not rows:
-        raise DataError(f"no {kind} rows in {', '.join(sources) or '(no files given)'}")
+        because = (f" ({excluded_by_rejected} left out for their rejected answer's status: "
+                   f"{', '.join(sorted(left_out))})" if excluded_by_rejected else "")
+        raise DataError(f"no {kind} rows in {', '.join(sources) or '(no files given)'}{because}")
     capped = 0
     if kind == "pairs" and max_pairs_per_prompt > 0:
         before = len(rows)
@@ -209,7 +221,8 @@ def load_splits(
         for key in {r["function_key"] for r in rows}:
             if int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 10_000 < eval_fraction * 10_000:
                 held_out.add(key)
-    splits = Splits(dropped_duplicates=dropped, capped_pairs=capped, sources=sources)
+    splits = Splits(dropped_duplicates=dropped, capped_pairs=capped, excluded_by_rejected=excluded_by_rejected,
+                    sources=sources)
     for row in rows:
         row["split"] = "eval" if row["function_key"] in held_out else "train"
         (splits.eval if row["split"] == "eval" else splits.train).append(row)

@@ -3,16 +3,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from perfalign.server.verdict import Status
 from perfalign.training import common
 from perfalign.training.config import ConfigError, DPOConfig
 from perfalign.training.data import to_dataset
 
 COLUMNS = ("prompt", "chosen", "rejected")
+# What a pair's rejected answer can be: the function as written, or a candidate with its verdict.
+REJECTED_STATUSES = frozenset({"original", *(status.value for status in Status)})
 
 
 def main(config: DPOConfig) -> common.TrainResult:
     if config.sft_weight < 0:
         raise ConfigError(f"sft_weight must be 0 or more, got {config.sft_weight:g}")
+    unknown = sorted(set(config.exclude_rejected) - REJECTED_STATUSES)
+    if unknown:
+        raise ConfigError(f"exclude_rejected: unknown status {', '.join(unknown)}; "
+                          f"one of {', '.join(sorted(REJECTED_STATUSES))}")
     splits = common.load_data(config, "pairs", min_margin=config.min_margin)  # bad data fails fast, before the heavy imports
     from trl import DPOConfig as TRLDPOConfig
     from trl import DPOTrainer

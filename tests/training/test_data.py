@@ -146,3 +146,25 @@ def test_a_full_disk_during_training_says_what_to_do_and_that_a_rerun_goes_on(
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "the disk is full writing runs/sft/checkpoints/checkpoint-3/optimizer.pt" in result.output
     assert "run the same command again" in result.output
+
+
+def test_pairs_are_left_out_by_their_rejected_answers_status(tmp_path: Path) -> None:
+    statuses = ["original", "incorrect", "original", "not_significant", None]
+    rows = [dict(pair(f"k{i}", 1), rejected_status=status) for i, status in enumerate(statuses)]
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    everything = load_splits([tmp_path / "p.jsonl"], "pairs")
+    on_policy = load_splits([tmp_path / "p.jsonl"], "pairs", exclude_rejected=["original"])
+    assert on_policy.excluded_by_rejected == 2 and everything.excluded_by_rejected == 0
+    assert {r["function_key"] for r in on_policy.train} == {"k1", "k3", "k4"}  # a pair with no status is kept
+    assert on_policy.snapshot_id != everything.snapshot_id  # other data, another snapshot
+    write_jsonl(tmp_path / "q.jsonl", rows[:4])
+    with pytest.raises(DataError, match=r"no pairs rows in .*q\.jsonl \(4 left out .*: incorrect, not_significant, original\)"):
+        load_splits([tmp_path / "q.jsonl"], "pairs", exclude_rejected=["original", "incorrect", "not_significant"])
+
+
+def test_an_unknown_rejected_status_is_refused_before_anything_loads(tmp_path: Path) -> None:
+    from perfalign.training import dpo
+
+    config = cfg.DPOConfig(data=[str(tmp_path / "absent.jsonl")], exclude_rejected=["orignal"])
+    with pytest.raises(cfg.ConfigError, match="exclude_rejected: unknown status orignal; one of compile_error, .*original"):
+        dpo.main(config)

@@ -249,3 +249,20 @@ def test_checkpoints_of_another_run_are_refused_unless_discarded(tiny: Path, tmp
         sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8))
     fresh = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8, resume=False))
     assert fresh.resumed_from == 0 and fresh.steps == 2
+
+
+def test_a_checkpoint_saved_before_a_setting_existed_resumes_while_it_stays_at_its_default(
+    tiny: Path, tmp_path: Path
+) -> None:
+    from perfalign.training import sft
+
+    data = sft_data(tmp_path)
+    sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=4, time_limit_s=1e-6))
+    marker = tmp_path / "run" / "checkpoints" / common.RESUME_FILE
+    identity = json.loads(marker.read_text())
+    del identity["config"]["completion_only_loss"]  # as written by a perfalign that did not have the setting yet
+    marker.write_text(json.dumps(identity))
+    with pytest.raises(common.TrainingError, match=r"another run \(completion_only_loss differ\)"):
+        sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=4, completion_only_loss=False))
+    resumed = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=4))
+    assert resumed.resumed_from == 1 and resumed.steps == 4
