@@ -1,6 +1,7 @@
 """The interface every model backend implements: chat messages in, N sampled texts out."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -73,6 +74,29 @@ class Backend(ABC):
         completion order); raises :class:`BackendCancelled` when ``cancel``
         is set and :class:`BackendError` for anything the user must fix.
         """
+
+    def generate_turns(
+        self,
+        turns: list[Messages],
+        params: SamplingParams,
+        seeds: list[int],
+        *,
+        cancel: threading.Event | None = None,
+        on_sample: SampleCallback | None = None,
+    ) -> list[str]:
+        """One sample of each conversation in ``turns``, turn ``i`` drawn with ``seeds[i]``; text i answers turn i.
+
+        ``on_sample(i, text)`` is called as soon as turn i's sample is
+        complete. Here the turns are sampled one after another; a backend
+        that batches (``batched``) samples them together.
+        """
+        out: list[str] = []
+        for i, (messages, seed) in enumerate(zip(turns, seeds, strict=True)):
+            check_cancel(cancel)
+            one = self.generate(messages, 1, dataclasses.replace(params, seed=seed), cancel=cancel,
+                                on_sample=None if on_sample is None else lambda _j, raw, i=i: on_sample(i, raw))
+            out.append(one[0] if one else "")
+        return out
 
     @property
     def description(self) -> str:

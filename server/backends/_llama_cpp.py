@@ -5,6 +5,9 @@ N samples are N sequences of one batch: the prompt is decoded once with all N
 sequence ids, so its KV cache is shared, then every step decodes the next
 token of each still-running sequence in a single ``llama_decode`` call, and
 each sequence draws its next token with its own sampler (own seed).
+Different prompts batch the same way (``generate_turns``, the feedback
+rounds' follow-ups): the prefix they all share is read once into every
+sequence, the rest of each prompt into its own sequence.
 
 Each step also carries drafted tokens (prompt lookup): a rewrite repeats much
 of the function it was given, so when a sequence's last tokens occur earlier
@@ -39,7 +42,7 @@ from ._base import (
     cut_at_stop,
     parse_options,
 )
-from ._prompt_cache import PromptCache
+from ._prompt_cache import PromptCache, common_prefix
 from ._prompt_lookup import PromptLookup
 
 _INIT_LOCK = threading.Lock()
@@ -337,43 +340,78 @@ class LlamaCppBackend(Backend):
             return []
         with self._lock:
             prompt = self.tokenize(self.apply_template(messages))
-            return self._run(prompt, n, params, cancel, on_sample)
+            return self._run([prompt] * n, params, [params.seed + i for i in range(n)], cancel, on_sample)
 
-    def _run(self, prompt: list[int], n: int, params: SamplingParams, cancel: threading.Event | None,
-             on_sample: SampleCallback | None) -> list[str]:
-        """Read ``prompt`` once for all ``n`` sequences, then decode them step by step (module docstring)."""
+    def generate_turns(
+        self,
+        turns: list[Messages],
+        params: SamplingParams,
+        seeds: list[int],
+        *,
+        cancel: threading.Event | None = None,
+        on_sample: SampleCallback | None = None,
+    ) -> list[str]:
+        """One sample of each conversation, all in one batch: the prefix they share is read once for all."""
+        if len(turns) != len(seeds):
+            raise ValueError("one seed per turn")
+        if not turns:
+            return []
+        with self._lock:
+            prompts = [self.tokenize(self.apply_template(messages)) for messages in turns]
+            return self._run(prompts, params, list(seeds), cancel, on_sample)
+
+    def _run(self, prompts: list[list[int]], params: SamplingParams, seeds: list[int],
+             cancel: threading.Event | None, on_sample: SampleCallback | None) -> list[str]:
+        """Sequence ``s`` continues ``prompts[s]``, drawing with ``seeds[s]`` (module docstring).
+
+        The prefix every prompt shares is read once, into all the sequences; what
+        follows it in each prompt is read into that prompt's sequence alone.
+        """
         lib = self._lib
+        n = len(prompts)
         limit = self.model_info.context_length or 32768
-        if len(prompt) + params.max_tokens > limit:
+        longest = max(prompts, key=len)
+        if len(longest) + params.max_tokens > limit:
             raise BackendError(
-                f"the prompt is {len(prompt)} tokens; with {params.max_tokens} more it exceeds the model's "
+                f"the prompt is {len(longest)} tokens; with {params.max_tokens} more it exceeds the model's "
                 f"context of {limit} tokens: the function is too long for this model"
             )
+        same = all(p == prompts[0] for p in prompts)
+        # With different prompts each sequence reads at least its last token itself (its logits start it).
+        shared = len(prompts[0]) if same else min(min(len(p) for p in prompts) - 1, _common(prompts))
+        own = sum(len(p) - shared for p in prompts)
         lookahead = max(0, self.options.lookahead)
-        needed = len(prompt) + n * (params.max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16
+        needed = shared + own + n * (params.max_tokens + max(lookahead, self.options.batch_fill) + 1) + 16
         kept = self._prompts.cells()  # earlier prompts the context keeps besides this request's cells
         if self.options.n_ctx:
             ctx = self._context(self.options.n_ctx, n)
         else:
-            ctx = self._context(needed + kept, n, headroom=self._prompts.slots * len(prompt))
+            ctx = self._context(needed + kept, n, headroom=self._prompts.slots * shared)
         room = self._ctx_size >= needed + kept  # with a fixed n_ctx, this request's own cells come first
         self._ctx_threads = 0
         self._follow_verifier(ctx)
-        stats = GenerationStats(prompt_tokens=len(prompt))
+        stats = GenerationStats(prompt_tokens=shared + own)
         batch = lib.llama_batch_init(self._batch_size(n), 0, n)
-        samplers = [self._sampler(params.temperature, params.top_p, params.seed + i) for i in range(n)]
+        samplers = [self._sampler(params.temperature, params.top_p, seed) for seed in seeds]
         try:
             t0 = time.perf_counter()
-            stats.reused_prompt_tokens = self._read_prompt(ctx, batch, prompt, n, room, cancel)
+            seqs = _Sequences(prompts, params, lambda token: bool(lib.llama_vocab_is_eog(self._vocab, token)),
+                              self._piece, self.options.lookup_ngram if lookahead else 0, on_sample)
+            if shared:
+                stats.reused_prompt_tokens = self._read_prompt(ctx, batch, prompts[0][:shared], n, room, cancel)
+            else:
+                lib.llama_memory_clear(lib.llama_get_memory(ctx), True)
+                self._prompts.forget()
+            if same:  # each sequence's first token comes from the prompt's last logits
+                for s in range(n):
+                    token = lib.llama_sampler_sample(samplers[s], ctx, batch.n_tokens - 1)
+                    if not seqs.take(s, token):
+                        seqs.pending[s] = token
+            else:
+                for s in range(n):
+                    self._read_own(ctx, batch, samplers[s], seqs, s, prompts[s], shared, cancel)
             stats.prompt_s = time.perf_counter() - t0
             t1 = time.perf_counter()
-            seqs = _Sequences(n, prompt, params, lambda token: bool(lib.llama_vocab_is_eog(self._vocab, token)),
-                              self._piece, self.options.lookup_ngram if lookahead else 0, on_sample)
-            # Each sequence's first token comes from the prompt's last logits.
-            for s in range(n):
-                token = lib.llama_sampler_sample(samplers[s], ctx, batch.n_tokens - 1)
-                if not seqs.take(s, token):
-                    seqs.pending[s] = token
             waiting = [s for s in range(n) if s in seqs.pending]
             groups = [waiting] if self.batched else [[s] for s in waiting]
             for group in groups:
@@ -387,6 +425,27 @@ class LlamaCppBackend(Backend):
             for sampler in samplers:
                 lib.llama_sampler_free(sampler)
             lib.llama_batch_free(batch)
+
+    def _read_own(self, ctx: Any, batch: Any, sampler: Any, seqs: "_Sequences", s: int, prompt: list[int],
+                  start: int, cancel: threading.Event | None) -> None:
+        """Read ``prompt[start:]`` into sequence ``s`` alone, in chunks, then draw its first token."""
+        lib = self._lib
+        cap = self._batch_size(len(seqs.counts))  # the batch's size
+        for begin in range(start, len(prompt), cap):
+            check_cancel(cancel)
+            chunk = prompt[begin : begin + cap]
+            batch.n_tokens = len(chunk)
+            for j, token in enumerate(chunk):
+                batch.token[j] = token
+                batch.pos[j] = begin + j
+                batch.n_seq_id[j] = 1
+                batch.seq_id[j][0] = s
+                batch.logits[j] = begin + j == len(prompt) - 1
+            if lib.llama_decode(ctx, batch) != 0:
+                raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
+        token = lib.llama_sampler_sample(sampler, ctx, batch.n_tokens - 1)
+        if not seqs.take(s, token):
+            seqs.pending[s] = token
 
     def _read_prompt(self, ctx: Any, batch: Any, prompt: list[int], n: int, room: bool,
                      cancel: threading.Event | None) -> int:
@@ -542,11 +601,17 @@ class LlamaCppBackend(Backend):
             self._model = None
 
 
-class _Sequences:
-    """The ``n`` sequences of one request: their text so far, token counts, positions and drafting indexes."""
+def _common(prompts: list[list[int]]) -> int:
+    """How many tokens every prompt starts with."""
+    return min(common_prefix(prompts[0], p) for p in prompts)
 
-    def __init__(self, n: int, prompt: list[int], params: SamplingParams, is_end: Callable[[int], bool],
+
+class _Sequences:
+    """One request's sequences, one per prompt: their text so far, token counts, positions and drafting indexes."""
+
+    def __init__(self, prompts: list[list[int]], params: SamplingParams, is_end: Callable[[int], bool],
                  piece: Callable[[int], bytes], lookup_ngram: int, on_sample: SampleCallback | None) -> None:
+        n = len(prompts)
         self.max_tokens = params.max_tokens
         self.stop = params.stop
         self._is_end = is_end
@@ -555,8 +620,8 @@ class _Sequences:
         self.pieces: list[bytearray] = [bytearray() for _ in range(n)]
         self.counts = [0] * n
         self._texts: list[str | None] = [None] * n
-        self.lookups = [PromptLookup(prompt, lookup_ngram) for _ in range(n)] if lookup_ngram else []
-        self.pos = [len(prompt)] * n  # the next cache position of each sequence
+        self.lookups = [PromptLookup(prompt, lookup_ngram) for prompt in prompts] if lookup_ngram else []
+        self.pos = [len(prompt) for prompt in prompts]  # the next cache position of each sequence
         self.pending: dict[int, int] = {}  # sequence -> its sampled token not yet in the cache
         self.running: list[int] = []
 

@@ -7,7 +7,6 @@ the next. Neither raises: a failure reaches the job as an event.
 """
 from __future__ import annotations
 
-import dataclasses
 import queue
 import threading
 from collections.abc import Callable
@@ -104,17 +103,16 @@ def _until_done(work: Callable[[], None], events: queue.Queue[WorkerEvent]) -> N
 
 def sample_turns(slot: ModelSlot, turns: list[tuple[int, list[dict[str, str]], int]], params: SamplingParams,
                  cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
-    """A feedback round: one sample for each ``(index, messages, seed)`` in turn; ends with :class:`SamplingDone`."""
+    """A feedback round: one sample for each ``(index, messages, seed)``, together where the backend batches;
+    ends with :class:`SamplingDone`."""
 
     def work() -> None:
         backend = slot.backend
         if backend is None:
             raise BackendError("no model is loaded")
-        for index, messages, seed in turns:
-            if cancel.is_set():
-                break
-            backend.generate(messages, 1, dataclasses.replace(params, seed=seed), cancel=cancel,
-                             on_sample=lambda _i, raw, index=index: events.put(Sampled(index, raw)))
+        indexes = [index for index, _, _ in turns]
+        backend.generate_turns([messages for _, messages, _ in turns], params, [seed for _, _, seed in turns],
+                               cancel=cancel, on_sample=lambda i, raw: events.put(Sampled(indexes[i], raw)))
 
     _until_done(work, events)
 

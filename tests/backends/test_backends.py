@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from perfalign.server import registry
-from perfalign.server.backends import BackendCancelled, BackendError, SamplingParams, create_backend
+from perfalign.server.backends import (
+    BackendCancelled,
+    BackendError,
+    LockedBackend,
+    SamplingParams,
+    create_backend,
+)
 from perfalign.server.settings import Settings
 
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "Function: row_sums\nmake it fast"}]
@@ -166,6 +172,28 @@ def test_fake_backend_keyed_by_function(tmp_path: Path, monkeypatch: pytest.Monk
     assert backend.generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)) == ["for row_sums"]
     other = [{"role": "user", "content": "Function: matmul\n"}]
     assert backend.generate(other, 1, SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)) == ["for others"]
+
+
+def test_turns_answer_each_conversation_in_order_and_wait_for_a_shared_model(tmp_path: Path) -> None:
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"row_sums": ["fixed row_sums"], "matmul": ["fixed matmul"]}))
+    shared = LockedBackend(create_backend(Settings(backend="fake", endpoint=str(replies)), options={"delay_s": 0.3}))
+    turns = [[{"role": "user", "content": f"Function: {name}\n"}] for name in ("matmul", "row_sums")]
+    params = SamplingParams(max_tokens=8, temperature=0.7, top_p=1.0, seed=0)
+    seen: list[tuple[int, str]] = []
+    cancel = threading.Event()
+    assert shared.generate_turns(turns, params, [1, 2], cancel=cancel,
+                                 on_sample=lambda i, text: seen.append((i, text))) == ["fixed matmul", "fixed row_sums"]
+    assert seen == [(0, "fixed matmul"), (1, "fixed row_sums")]
+    other = threading.Thread(target=shared.generate, args=(turns[0], 3, params), kwargs={"cancel": threading.Event()})
+    other.start()  # another job holds the model for about 0.9 s
+    time.sleep(0.1)
+    cancel.set()
+    began = time.monotonic()
+    with pytest.raises(BackendCancelled):
+        shared.generate_turns(turns, params, [1, 2], cancel=cancel)
+    assert time.monotonic() - began < 0.5  # stopped waiting, not after the other job
+    other.join()
 
 
 def test_fake_backend_bad_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import platform
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,48 @@ def test_steps_are_filled_to_the_kernels_width_without_changing_the_text(tiny_gg
         plain.close()
         padded.close()
         filled.close()
+
+
+def test_different_conversations_sample_together_as_each_would_alone(tiny_gguf: tuple[Path, Path]) -> None:
+    """Feedback turns share the first turn's prompt and differ after it: one batch, each the text it gets alone."""
+    first = [*MESSAGES, {"role": "assistant", "content": "int sum(const int *a, int n) { return 0; }"}]
+    turns = [[*first, {"role": "user", "content": feedback}] for feedback in (
+        "It returned 0 where 55 was expected for n = 10. Fix it.",
+        "It is 1.02x as fast as the original. Make it faster.",
+        "error: 'i' undeclared (first use in this function); write the whole function again, corrected, please.",
+    )]
+    batched = tiny(tiny_gguf, n_threads=1)
+    alone = tiny(tiny_gguf, n_threads=1)
+    chunked = tiny(tiny_gguf, n_threads=1, n_batch=16)  # a turn's own part read in several chunks
+    try:
+        for temperature in (0.0, 1.0):
+            params = SamplingParams(max_tokens=24, temperature=temperature, top_p=0.95, seed=0)
+            seen: list[int] = []
+            batched.clear_prompt_cache()  # read as `alone` reads: a prompt read in other chunks rounds differently
+            texts = batched.generate_turns(turns, params, [7, 8, 9], on_sample=lambda i, _t: seen.append(i))
+            assert sorted(seen) == [0, 1, 2]
+            heads = [batched.tokenize(batched.apply_template(t)) for t in turns]
+            shared = len(os.path.commonprefix(heads))
+            stats = batched.last_stats
+            assert stats.prompt_tokens == shared + sum(len(h) - shared for h in heads)  # the shared part read once
+            expected = []
+            for turn, seed in zip(turns, [7, 8, 9]):
+                alone.clear_prompt_cache()
+                expected.append(alone.generate(turn, 1, replace(params, seed=seed))[0])
+            assert texts == expected
+            if temperature == 0.0:  # chunks round differently; the greedy text does not change
+                assert chunked.generate_turns(turns, params, [7, 8, 9]) == expected
+        assert len(set(texts)) > 1
+        greedy = replace(params, temperature=0.0)
+        cold = batched.generate_turns(turns, greedy, [7, 8, 9])
+        again = batched.generate_turns(turns, greedy, [7, 8, 9])  # the shared part now comes from the cache
+        assert again == cold and batched.last_stats.reused_prompt_tokens > 0
+        assert batched.generate(MESSAGES, 2, params) == alone.generate(MESSAGES, 2, params)  # the cache stays sound
+        cancel = threading.Event()
+        cancel.set()
+        with pytest.raises(BackendCancelled):
+            batched.generate_turns(turns, params, [1, 2, 3], cancel=cancel)
+    finally:
+        batched.close()
+        alone.close()
+        chunked.close()
