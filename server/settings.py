@@ -41,7 +41,7 @@ class Settings(BaseModel):
         populate_by_name=True,
     )
 
-    model: str = "qwen2.5-coder-1.5b"
+    model: str = "qwen2.5-coder-1.5b-perf"
     backend: str = "llama-cpp"
     endpoint: str | None = None
     samples: int = Field(4, ge=1, le=64)

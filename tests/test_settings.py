@@ -13,7 +13,7 @@ from perfalign.server.settings import USER_ONLY, Settings, SettingsError, load_s
 
 # What `perfalign` reports (the language server's report shows this JSON): names and defaults.
 DEFAULTS: dict[str, Any] = {
-    "model": "qwen2.5-coder-1.5b",
+    "model": "qwen2.5-coder-1.5b-perf",
     "backend": "llama-cpp",
     "endpoint": None,
     "samples": 4,

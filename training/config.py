@@ -181,6 +181,8 @@ class ExportConfig:
     merged_q8: bool = opt(False, "Also write base+adapter merged into one Q8_0 GGUF.")
     register_as: str = opt("", "Register the adapter under this model name (empty: do not register).")
     in_repo: bool = opt(False, "Register into the repository's models/ folder instead of the user's.")
+    eval_dir: str = opt("", "The adapter's paired evaluation (a `perfalign train eval` folder); its scores go into "
+                            "the registered manifest (default: <output>/../eval).")
 
 
 @dataclass

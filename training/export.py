@@ -373,22 +373,53 @@ def main(config: ExportConfig) -> ExportResult:
     if result.agreement is not None and not result.agreement.passed:
         raise ExportError(f"llama.cpp does not reproduce the PEFT model: {result.agreement.summary()} (tolerance {config.tolerance})")
     if config.register_as:
-        result.manifest = register(config.register_as, base_name, output, result.card, in_repo=config.in_repo)
+        result.manifest = register(config.register_as, base_name, output, result.card, in_repo=config.in_repo,
+                                   eval_dir=Path(config.eval_dir) if config.eval_dir else None)
     return result
 
 
-def register(name: str, base: str, adapter_gguf: Path, card: dict[str, Any], *, in_repo: bool = False) -> Path:
-    """Register the adapter so ``perfalign optimize --model NAME`` and the server use it."""
+def register(name: str, base: str, adapter_gguf: Path, card: dict[str, Any], *, in_repo: bool = False,
+             eval_dir: Path | None = None) -> Path:
+    """Register the adapter so ``perfalign optimize --model NAME`` and the server use it.
+
+    The evaluation in ``eval_dir`` (default: ``eval/`` beside the adapter), when there is one, gives the
+    manifest's ``[eval]`` table: the trained model's scores, and each paired comparison over all functions
+    (base, trained, difference and its 95% interval) with the decision.
+    """
     from perfalign.server import registry
 
-    eval_path = adapter_gguf.parent / "eval" / "metrics.json"
+    eval_path = (eval_dir if eval_dir is not None else adapter_gguf.parent / "eval") / "metrics.json"
     card = dict(card)
     if eval_path.is_file():
-        scores = json.loads(eval_path.read_text()).get("trained", {})
-        card["eval"] = {k: v for k, v in scores.items() if isinstance(v, (int, float, str))}
+        card["eval"] = eval_scores(json.loads(eval_path.read_text()))
+        card["eval"]["evaluation"] = str(eval_path.parent)
+    elif eval_dir is not None:
+        raise ExportError(f"no evaluation in {eval_dir}: {eval_path.name} is missing (run perfalign train eval)")
     card.pop("training_config", None)
     card.pop("check", None)
     try:
         return registry.register_adapter(name, base, adapter_gguf, card, in_repo=in_repo)
     except registry.RegistryError as exc:
         raise ExportError(f"cannot register {name!r}: {exc}") from None
+
+
+def eval_scores(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The flat ``[eval]`` table of a manifest from an evaluation's ``metrics.json``."""
+    scores: dict[str, Any] = {k: v for k, v in metrics.get("trained", {}).items() if isinstance(v, (int, float, str))}
+    for row in metrics.get("paired", []):
+        if row.get("group") != "all":
+            continue
+        metric = row["metric"]
+        for key in ("base", "trained", "difference", "low", "high"):
+            if isinstance(row.get(key), (int, float)):
+                scores[f"{metric}_{key}"] = row[key]
+        if "trained_geomean" in row:
+            scores[f"{metric}_base"], scores[f"{metric}_trained"] = row["base_geomean"], row["trained_geomean"]
+            for key in ("ratio", "ratio_low", "ratio_high"):
+                scores[f"{metric}_{key}"] = row[key]
+            for key in ("difference", "low", "high"):
+                scores.pop(f"{metric}_{key}", None)
+    decision = metrics.get("decision") or {}
+    if decision:
+        scores["decision"] = f"{'wins' if decision.get('trained_wins') else 'does not win'}: {decision.get('rule', '')}"
+    return scores

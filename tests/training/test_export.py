@@ -161,3 +161,36 @@ def test_reward_model_adapters_are_not_exported(tmp_path: Path) -> None:
     (folder / "adapter_model.safetensors").write_bytes(b"")
     with pytest.raises(export.ExportError, match="reward model"):
         export.main(ExportConfig(adapter_dir=str(folder)))
+
+
+def test_a_registered_adapter_carries_its_evaluation_and_decision(tmp_path: Path) -> None:
+    from perfalign.server import registry
+
+    adapter = tmp_path / "adapter.gguf"
+    adapter.write_bytes(b"GGUF" + bytes(60))
+    evaluation = tmp_path / "eval-run"
+    evaluation.mkdir()
+    (evaluation / "metrics.json").write_text(json.dumps({
+        "trained": {"pass@1": 0.5, "suggestions": 80},
+        "paired": [
+            {"group": "all", "metric": "fast@1", "base": 0.16, "trained": 0.24, "difference": 0.08, "low": 0.01,
+             "high": 0.16},
+            {"group": "all", "metric": "gain", "base": 0.67, "trained": 0.93, "difference": 0.26, "low": 0.0,
+             "high": 0.52, "base_geomean": 1.95, "trained_geomean": 2.53, "ratio": 1.3, "ratio_low": 1.0,
+             "ratio_high": 1.68},
+            {"group": "idiom-seen", "metric": "fast@1", "base": 0.1, "trained": 0.2, "difference": 0.1},
+        ],
+        "decision": {"rule": "fast@1's paired 95% interval above 0", "trained_wins": True},
+    }))
+    card = {"lineage": {"data_snapshot_id": "pairs-test"}, "training_config": {"lora_r": 4}, "check": {}}
+    export.register("tiny-perf", "qwen2.5-coder-0.5b", adapter, card, eval_dir=evaluation)
+    scores = registry.get_manifest("tiny-perf").eval
+    assert (scores["fast@1_base"], scores["fast@1_trained"], scores["fast@1_low"]) == (0.16, 0.24, 0.01)
+    assert (scores["gain_base"], scores["gain_ratio"], scores["gain_ratio_low"]) == (1.95, 1.3, 1.0)
+    assert "gain_difference" not in scores and not any(k.startswith("idiom") for k in scores)
+    assert scores["pass@1"] == 0.5 and scores["decision"].startswith("wins: ")
+    assert scores["evaluation"] == str(evaluation)
+    with pytest.raises(export.ExportError, match="metrics.json is missing"):
+        export.register("tiny-perf-2", "qwen2.5-coder-0.5b", adapter, card, eval_dir=tmp_path / "no-eval")
+    with pytest.raises(registry.RegistryError):
+        registry.get_manifest("tiny-perf-2")  # nothing registered

@@ -1,6 +1,6 @@
 -- perfalign for Neovim (0.10+): the perfalign language server for C and C++.
 --
---   require("perfalign").setup{ model = "qwen2.5-coder-1.5b", samples = 4 }
+--   require("perfalign").setup{ model = "qwen2.5-coder-1.5b-perf", samples = 4 }
 --
 -- Commands: :PerfalignOptimize, :PerfalignParallelize, :PerfalignCancel, :PerfalignReport.
 -- The verified suggestions appear as code actions (vim.lsp.buf.code_action()) on the function.
