@@ -428,22 +428,9 @@ class LlamaCppBackend(Backend):
 
     def _read_own(self, ctx: Any, batch: Any, sampler: Any, seqs: "_Sequences", s: int, prompt: list[int],
                   start: int, cancel: threading.Event | None) -> None:
-        """Read ``prompt[start:]`` into sequence ``s`` alone, in chunks, then draw its first token."""
-        lib = self._lib
-        cap = self._batch_size(len(seqs.counts))  # the batch's size
-        for begin in range(start, len(prompt), cap):
-            check_cancel(cancel)
-            chunk = prompt[begin : begin + cap]
-            batch.n_tokens = len(chunk)
-            for j, token in enumerate(chunk):
-                batch.token[j] = token
-                batch.pos[j] = begin + j
-                batch.n_seq_id[j] = 1
-                batch.seq_id[j][0] = s
-                batch.logits[j] = begin + j == len(prompt) - 1
-            if lib.llama_decode(ctx, batch) != 0:
-                raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
-        token = lib.llama_sampler_sample(sampler, ctx, batch.n_tokens - 1)
+        """Read ``prompt[start:]`` into sequence ``s`` alone, then draw its first token."""
+        self._read_tokens(ctx, batch, prompt, start, [s], self._batch_size(len(seqs.counts)), cancel)
+        token = self._lib.llama_sampler_sample(sampler, ctx, batch.n_tokens - 1)
         if not seqs.take(s, token):
             seqs.pending[s] = token
 
@@ -456,22 +443,26 @@ class LlamaCppBackend(Backend):
         lib = self._lib
         memory = lib.llama_get_memory(ctx)
         reused = self._prompts.prepare(_Memory(lib, memory), prompt, n, self._ctx_seq, keep=room)
-        cap = self._batch_size(n)
-        for start in range(reused, len(prompt), cap):
+        self._read_tokens(ctx, batch, prompt, reused, list(range(n)), self._batch_size(n), cancel)
+        self._prompts.commit(prompt, n)
+        return reused
+
+    def _read_tokens(self, ctx: Any, batch: Any, prompt: list[int], start: int, seq_ids: list[int], cap: int,
+                     cancel: threading.Event | None) -> None:
+        """Decode ``prompt[start:]`` into the sequences ``seq_ids``, ``cap`` tokens a call; logits for the last."""
+        for begin in range(start, len(prompt), cap):
             check_cancel(cancel)
-            chunk = prompt[start : start + cap]
+            chunk = prompt[begin : begin + cap]
             batch.n_tokens = len(chunk)
             for j, token in enumerate(chunk):
                 batch.token[j] = token
-                batch.pos[j] = start + j
-                batch.n_seq_id[j] = n
-                for s in range(n):
-                    batch.seq_id[j][s] = s
-                batch.logits[j] = start + j == len(prompt) - 1
-            if lib.llama_decode(ctx, batch) != 0:
+                batch.pos[j] = begin + j
+                batch.n_seq_id[j] = len(seq_ids)
+                for k, seq in enumerate(seq_ids):
+                    batch.seq_id[j][k] = seq
+                batch.logits[j] = begin + j == len(prompt) - 1
+            if self._lib.llama_decode(ctx, batch) != 0:
                 raise BackendError("llama.cpp failed to read the prompt (context too small or out of memory)")
-        self._prompts.commit(prompt, n)
-        return reused
 
     def _decode(self, ctx: Any, batch: Any, samplers: list[Any], seqs: "_Sequences", group: list[int],
                 stats: GenerationStats, cancel: threading.Event | None) -> None:
