@@ -289,6 +289,8 @@ def main(config: ExportConfig) -> ExportResult:
     from perfalign.training.modeling import resolve_base
 
     adapter_dir = Path(config.adapter_dir)
+    if config.eval_dir and not (Path(config.eval_dir) / "metrics.json").is_file():
+        raise ExportError(f"no evaluation in {config.eval_dir}: metrics.json is missing (run perfalign train eval)")
     cfg_path = adapter_dir / "adapter_config.json"
     weights_path = adapter_dir / "adapter_model.safetensors"
     if not cfg_path.is_file() or not weights_path.is_file():

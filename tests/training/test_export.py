@@ -194,3 +194,6 @@ def test_a_registered_adapter_carries_its_evaluation_and_decision(tmp_path: Path
         export.register("tiny-perf-2", "qwen2.5-coder-0.5b", adapter, card, eval_dir=tmp_path / "no-eval")
     with pytest.raises(registry.RegistryError):
         registry.get_manifest("tiny-perf-2")  # nothing registered
+    with pytest.raises(export.ExportError, match="metrics.json is missing"):  # said before any work is done
+        export.main(ExportConfig(adapter_dir=str(tmp_path / "no-adapter"), register_as="tiny-perf-3",
+                                 eval_dir=str(tmp_path / "no-eval")))
