@@ -53,9 +53,10 @@ def main(argv: list[str] | None = None) -> int:
                     backends[name].generate(messages, 4, params)
                     stats = backends[name].last_stats
                     rows.append({"model": name, "function": function, "round": round_,
-                                 "wall_s": round(time.perf_counter() - started, 2), "prompt_s": round(stats.prompt_s, 2),
-                                 "generate_s": round(stats.generate_s, 2), "tokens": stats.generated_tokens,
-                                 "steps": stats.steps, "tokens_per_s": round(stats.tokens_per_s, 2)})
+                                 "wall_s": round(time.perf_counter() - started, 2),
+                                 "prompt_s": round(stats.prompt_s, 2), "generate_s": round(stats.generate_s, 2),
+                                 "tokens": stats.generated_tokens, "steps": stats.steps,
+                                 "tokens_per_s": round(stats.tokens_per_s, 2)})
                     print(json.dumps(rows[-1]), flush=True)
     finally:
         for backend in backends.values():
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, object] = {}
     for name in models:
         mine = [r for r in rows if r["model"] == name]
-        summary[name] = {"tokens_per_s": statistics.median(float(r["tokens_per_s"]) for r in mine),  # type: ignore[arg-type]
+        tokens_per_s = statistics.median(float(r["tokens_per_s"]) for r in mine)  # type: ignore[arg-type]
+        summary[name] = {"tokens_per_s": tokens_per_s,
                          "ms_per_step": round(statistics.median(step_ms(r) for r in mine), 1)}
     pairs: dict[tuple[object, object], dict[object, dict[str, object]]] = {}
     for r in rows:

@@ -411,16 +411,13 @@ def eval_scores(metrics: dict[str, Any]) -> dict[str, Any]:
     for row in metrics.get("paired", []):
         if row.get("group") != "all":
             continue
-        metric = row["metric"]
-        for key in ("base", "trained", "difference", "low", "high"):
-            if isinstance(row.get(key), (int, float)):
-                scores[f"{metric}_{key}"] = row[key]
-        if "trained_geomean" in row:
-            scores[f"{metric}_base"], scores[f"{metric}_trained"] = row["base_geomean"], row["trained_geomean"]
-            for key in ("ratio", "ratio_low", "ratio_high"):
-                scores[f"{metric}_{key}"] = row[key]
-            for key in ("difference", "low", "high"):
-                scores.pop(f"{metric}_{key}", None)
+        if "trained_geomean" in row:  # a ratio of geometric means (the gain), not a difference
+            values = {"base": row["base_geomean"], "trained": row["trained_geomean"],
+                      **{key: row[key] for key in ("ratio", "ratio_low", "ratio_high")}}
+        else:
+            values = {key: row[key] for key in ("base", "trained", "difference", "low", "high")
+                      if isinstance(row.get(key), (int, float))}
+        scores.update({f"{row['metric']}_{key}": value for key, value in values.items()})
     decision = metrics.get("decision") or {}
     if decision:
         scores["decision"] = f"{'wins' if decision.get('trained_wins') else 'does not win'}: {decision.get('rule', '')}"
