@@ -144,6 +144,20 @@ def manifest_tasks(manifest: str | Path, split: str) -> Iterator[Task | str]:
         yield Task(entry.path, text, language, info, entry.mode, reference, entry.idiom, entry.family)
 
 
+def interleave_families(work: list[Task | str]) -> list[Task | str]:
+    """The functions one family after another in turn (first of each, then second of each, ...), each family in its
+    own order; skip messages first. A run stopped by its time limit has then sampled every family alike, not only
+    the first few of a manifest written family by family."""
+    skipped = [item for item in work if isinstance(item, str)]
+    by_family: dict[str, list[Task]] = {}
+    for item in work:
+        if not isinstance(item, str):
+            by_family.setdefault(item.family, []).append(item)
+    longest = max((len(items) for items in by_family.values()), default=0)
+    turns = [items[i] for i in range(longest) for items in by_family.values() if i < len(items)]
+    return [*skipped, *turns]
+
+
 def build_messages(task: Task, mode: str, settings: Any) -> tuple[list[dict[str, str]], str | None]:
     """The server's prompt for this function and mode, and the prompt version."""
     from perfalign.server import optimize
@@ -369,7 +383,8 @@ def run(
     result = SelfPlayResult(output=output)
     start = time.monotonic()
     # A manifest is read whole first: a bad row stops the run before anything is sampled or written.
-    work = list(manifest_tasks(config.manifest, "train")) if config.manifest else list(tasks(config.corpus))
+    work = interleave_families(list(manifest_tasks(config.manifest, "train"))) if config.manifest \
+        else list(tasks(config.corpus))
     names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl",
              "candidates": folder / "candidates.jsonl"}
     folder.mkdir(parents=True, exist_ok=True)

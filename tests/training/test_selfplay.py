@@ -181,6 +181,26 @@ def test_a_manifest_plays_its_train_rows_and_turns_each_reference_into_pairs(tmp
     assert [c["model"] for c in candidates] == ["replay", "replay", "reference"]
 
 
+def test_a_manifest_written_family_by_family_is_played_a_family_at_a_time_in_turn(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    files = {"recomputed": ["count_below_mean", "running_mean"], "strided": ["dot_strided", "max_abs_index"]}
+    rows = []
+    for family, names in files.items():
+        for name in names:
+            (corpus / f"{name}.c").write_text((selfplay.CORPUS_DIR / f"{name}.c").read_text())
+            rows.append({"path": f"{name}.c", "function": name, "mode": "serial", "split": "train", "family": family})
+    (corpus / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sampler = Replay("replay", [CHATTER])
+    config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
+                            samples=1, repetitions=3, verify_workers=1, max_functions=2)
+    selfplay.run(config, sampler=sampler)
+    # Stopped after two functions, it has sampled both families, not the first family twice.
+    played = [next(n for names in files.values() for n in names if f"{n}(" in p[-1]["content"])
+              for p in sampler.prompts]
+    assert played == ["count_below_mean", "dot_strided"]
+
+
 def test_a_manifest_row_naming_a_missing_file_is_refused_with_its_line(tmp_path: Path) -> None:
     from perfalign.training.data import DataError
 
