@@ -50,6 +50,14 @@ NEEDS = {
         (re.compile(r"\bstd::(string)\b"), "#include <string>"),
         (re.compile(r"\bstd::(array)\b"), "#include <array>"),
         (re.compile(r"\bstd::(pair|move)\b"), "#include <utility>"),
+        (re.compile(r"\bstd::(set|multiset)\b"), "#include <set>"),
+        (re.compile(r"\bstd::(map|multimap)\b"), "#include <map>"),
+        (re.compile(r"\bstd::(deque)\b"), "#include <deque>"),
+        (re.compile(r"\bstd::(queue|priority_queue)\b"), "#include <queue>"),
+        (re.compile(r"\bstd::(stack)\b"), "#include <stack>"),
+        (re.compile(r"\bstd::(list)\b"), "#include <list>"),
+        (re.compile(r"\bstd::(bitset)\b"), "#include <bitset>"),
+        (re.compile(r"\bstd::(tuple|make_tuple|tie)\b"), "#include <tuple>"),
     ],
 }
 

@@ -17,7 +17,7 @@ from ..settings import Settings
 from ..verdict import Status, Verdict
 
 PROMPT_VERSION = "2026-11-30.2"
-FEEDBACK_PROMPT_VERSION = "feedback-2026-12-02.1"
+FEEDBACK_PROMPT_VERSION = "feedback-2026-12-05.1"
 MODES = ("serial", "openmp")
 # Sampling stops at a closing fence followed by a blank line: the explanation models
 # write after the code costs time and is never used.
@@ -130,24 +130,55 @@ REPAIR = {
     Status.CRASH: "Your rewrite compiles, but it crashed when called: {detail}.",
 }
 
-# What the compiler's message usually means, for the mistakes models make most often.
+
+@dataclass(frozen=True)
+class Hint:
+    """What a compiler error usually means, for a mistake models make often.
+
+    ``message`` is matched against the compiler's first error; ``line``, when set, against the candidate's line
+    the error names (a clause the message does not mention, such as a malformed ``reduction``). ``text`` may
+    name ``{quoted}``, the first name the message quotes.
+    """
+
+    text: str
+    message: str = ""
+    line: str = ""
+
+
 HINTS = (
-    (r"user defined reduction not found|reduction variable .* (array|pointer)|not a scalar"
-     r"|has invalid type for .reduction",
-     "A reduction clause here may name only scalar variables: add up into a local scalar and store it after the "
-     "loop, or let each iteration write its own element, which needs no clause."),
-    (r"has not been declared|undeclared|was not declared",
-     "Declare every variable before the `#pragma omp` line or the statement that uses it; a loop variable does not "
-     "exist outside its loop."),
-    (r"not enough (for )?loops to collapse|collapsed loops not perfectly nested|not perfectly nested",
-     "collapse(n) needs n loops nested directly in each other with nothing between them; drop collapse or use it "
-     "only on such loops."),
-    (r"for statement expected|expected .for.",
-     "`#pragma omp parallel for` must be followed directly by a for loop."),
-    (r"invalid controlling predicate|invalid increment expression|initializer expression refers to iteration",
-     "An OpenMP loop must have the form `for (int i = a; i < b; i++)` with bounds that do not change in the loop."),
-    (r"conflicting types|redefinition|redeclared",
-     "Write only the function itself: the declarations it uses are already in the file."),
+    Hint("A reduction clause here may name only scalar variables, declared before the `#pragma omp` line and "
+         "written as `reduction(+:sum)`: not `*y`, `y[i]`, an array section or a vector. Add up into a local "
+         "scalar and store it after the loop, or let each iteration write its own element, which needs no clause.",
+         message=r"user defined reduction not found|reduction variable .* (array|pointer)|not a scalar"
+                 r"|has invalid type for .reduction",
+         line=r"\breduction\s*\("),
+    Hint("C has no `{quoted}` function: write the comparison out, as in `(a > b ? a : b)`, or use `fmax`/`fmin` for "
+         "doubles.",
+         message=r"(undefined reference to|implicit declaration of function) .(max|min)\b|.(max|min). undeclared"),
+    Hint("`{quoted}` is not declared where it is used: declare it before its first use (before the `#pragma omp` "
+         "line when a clause names it), or use the variables the original declares; a loop variable does not exist "
+         "outside its loop.",
+         message=r"has not been declared|undeclared|was not declared"),
+    Hint("collapse(n) needs n loops nested directly in each other with nothing between them; drop collapse or use "
+         "it only on such loops.",
+         message=r"not enough (perfectly nested |for )?loops|collapsed loops not perfectly nested|not perfectly nested"),
+    Hint("`#pragma omp parallel for` must be followed directly by a for loop.",
+         message=r"for statement expected|expected .for."),
+    Hint("An OpenMP loop must have the form `for (int i = a; i < b; i++)` with bounds that do not change in the loop.",
+         message=r"invalid controlling predicate|invalid increment expression|initializer expression refers to "
+                 r"iteration|may not appear on non-rectangular"),
+    Hint("Write only the function itself: the declarations it uses are already in the file, and library functions "
+         "such as `sqrt` must not be defined again.",
+         message=r"conflicting types|redefinition|redeclared|follows non-static declaration"),
+    Hint("The assignment writes to something declared `const` (a const parameter, or a variable you declared "
+         "const): write only where the original writes, and use a new local variable for anything else.",
+         message=r"assignment of read-only|read-only (variable|location)"),
+    Hint("A name you used as a variable is a macro the file defines (`#define`): use the macro as it is, without "
+         "declaring a variable of that name.",
+         message=r"expected identifier or .\(. before numeric constant"),
+    Hint("An index must be an integer: index arrays and pointers with an integer expression, not with a pointer, "
+         "an iterator or a floating-point value.",
+         message=r"array subscript is not an integer|subscripted value is neither"),
 )
 
 # A reply with no whole function in it (a loop, a fragment, only the changed lines).
@@ -229,7 +260,7 @@ def build_feedback(first_messages: list[dict[str, str]], function_info: Function
     elif kind == "repair":
         detail = _short(verdict.detail)
         parts = [REPAIR[verdict.status].format(detail=detail, **fields)]
-        hint = _hint(detail) if verdict.status is Status.COMPILE_ERROR else None
+        hint = _hint(detail, code) if verdict.status is Status.COMPILE_ERROR else None
         if hint:
             parts.append(hint)
         goal = " in parallel with OpenMP" if mode == "openmp" else ""
@@ -251,11 +282,16 @@ def _short(detail: str, limit: int = 400) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _hint(detail: str) -> str | None:
-    for pattern, hint in HINTS:
-        if re.search(pattern, detail, re.IGNORECASE):
-            return hint
-    return None
+def _hint(detail: str, code: str) -> str | None:
+    """The hint for the compiler's first error, by its message or by the candidate's line it names."""
+    named = re.match(r"line (\d+):", detail)
+    lines = code.splitlines()
+    line = lines[int(named.group(1)) - 1] if named and 0 < int(named.group(1)) <= len(lines) else ""
+    quoted = re.search(r"[‘'`]([A-Za-z_]\w*)[’']", detail)
+    # what the message says first; then what the line holds, for a message that does not say it
+    found = next((h for h in HINTS if h.message and re.search(h.message, detail, re.IGNORECASE)), None) \
+        or next((h for h in HINTS if h.line and re.search(h.line, line)), None)
+    return found.text.format(quoted=quoted.group(1) if quoted else "the name") if found else None
 
 
 def _ms(value: float | None) -> str:

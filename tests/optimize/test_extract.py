@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -183,6 +184,34 @@ int count_unique(const std::vector<int> &v) {
     result = extract(raw, info, original_source=source)
     assert result.candidate is not None
     assert result.candidate.includes == ["#include <unordered_set>"]
+
+
+def test_an_ordered_set_without_its_include_gets_it_and_compiles() -> None:
+    source = (REPO / "examples" / "cpp" / "count_unique.cpp").read_text()
+    info = _info(source, "count_unique", "cpp")
+    raw = """```cpp
+int count_unique(const std::vector<int> &v) {
+    std::set<int> seen(v.begin(), v.end());
+    return static_cast<int>(seen.size());
+}
+```"""
+    result = extract(raw, info, original_source=source)
+    assert result.candidate is not None and result.candidate.includes == ["#include <set>"]
+    program = source + "\n" + result.candidate.code.replace("count_unique", "count_unique_2")
+    compiled = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-x", "c++", "-"], input=program, text=True,
+                              capture_output=True, check=False)
+    assert compiled.returncode == 0, compiled.stderr
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_every_header_the_extractor_adds_exists(language: str) -> None:
+    from perfalign.server.optimize._extract import NEEDS
+
+    compiler, flag = ("gcc", "c") if language == "c" else ("g++", "c++")
+    program = "".join(f"{include}\n" for _, include in NEEDS[language])
+    compiled = subprocess.run([compiler, "-fopenmp", "-fsyntax-only", "-x", flag, "-"], input=program, text=True,
+                              capture_output=True, check=False)
+    assert compiled.returncode == 0, compiled.stderr
 
 
 def test_unterminated_fence_still_yields_the_code() -> None:

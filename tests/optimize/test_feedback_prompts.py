@@ -49,6 +49,46 @@ def test_a_repair_turn_continues_the_conversation_with_the_first_error(language:
     assert ("-fopenmp" in turn.text) == (mode == "openmp")
 
 
+SAXPY = """void saxpy(float a, const float *x, float *y, int n) {
+#pragma omp parallel for reduction(+ : *y)
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+}"""
+CLAMP = """int clamp_max(const int *x, int n) {
+    int best = x[0];
+    for (int i = 1; i < n; i++)
+        best = max(best, x[i]);
+    return best;
+}"""
+
+
+@pytest.mark.parametrize(("error", "code", "told"), [
+    # a malformed clause the message does not name: the line it points at does
+    ("line 2: error: expected identifier before ‘*’ token", SAXPY, "only scalar variables"),
+    ("line 4: error: ‘s_’ undeclared (first use in this function)", C_SOURCE, "`s_` is not declared where it is used"),
+    ("line 4: error: ‘max’ undeclared (first use in this function)", CLAMP, "C has no `max` function"),
+    ("link failed: undefined reference to `min'", CLAMP, "C has no `min` function"),
+    ("line 7: error: assignment of read-only variable ‘k’", C_SOURCE, "declared `const`"),
+    ("line 5: error: not enough perfectly nested loops before ‘y’", SAXPY, "collapse(n) needs n loops"),
+    ("context: error: expected identifier or ‘(’ before numeric constant", C_SOURCE, "a macro the file defines"),
+    ("line 6: error: array subscript is not an integer", C_SOURCE, "An index must be an integer"),
+])
+def test_a_compile_error_comes_with_what_it_usually_means(error: str, code: str, told: str) -> None:
+    fn, settings = info("c"), Settings()
+    turn = build_feedback(build_messages(fn, "openmp", settings), fn, "openmp", settings, code,
+                          Verdict(Status.COMPILE_ERROR, detail=error, mode="openmp"))
+    assert turn is not None and error in turn.text and told in turn.text
+
+
+def test_an_error_with_no_known_meaning_is_sent_without_a_hint() -> None:
+    fn, settings = info("c"), Settings()
+    error = "line 2: error: expected ‘;’ before ‘}’ token"
+    turn = build_feedback(build_messages(fn, "serial", settings), fn, "serial", settings, C_SOURCE,
+                          Verdict(Status.COMPILE_ERROR, detail=error))
+    assert turn is not None
+    assert turn.text.split("\n\n")[-1].startswith("Fix the rewrite") and len(turn.text.split("\n\n")) == 2
+
+
 def test_a_mismatch_and_a_crash_are_told_as_the_checker_found_them() -> None:
     fn, settings = info("c"), Settings()
     first = build_messages(fn, "openmp", settings)
