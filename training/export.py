@@ -366,6 +366,9 @@ def main(config: ExportConfig) -> ExportResult:
             "base_gguf": str(base_gguf),
             "training": str(run.get("command", "")),
             "data_snapshot_id": str(run.get("data_snapshot_id", "")),
+            "checkpoint": str(config.adapter_dir),
+            **({"init_adapter": str(run["config"]["init_adapter"])}
+               if (run.get("config") or {}).get("init_adapter") else {}),
         },
         "training_config": run.get("config", {}),
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -381,7 +384,7 @@ def main(config: ExportConfig) -> ExportResult:
 
 
 def register(name: str, base: str, adapter_gguf: Path, card: dict[str, Any], *, in_repo: bool = False,
-             eval_dir: Path | None = None) -> Path:
+             eval_dir: Path | None = None, repo_models_dir: Path | None = None) -> Path:
     """Register the adapter so ``perfalign optimize --model NAME`` and the server use it.
 
     The evaluation in ``eval_dir`` (default: ``eval/`` beside the adapter), when there is one, gives the
@@ -399,8 +402,13 @@ def register(name: str, base: str, adapter_gguf: Path, card: dict[str, Any], *, 
         raise ExportError(f"no evaluation in {eval_dir}: {eval_path.name} is missing (run perfalign train eval)")
     card.pop("training_config", None)
     card.pop("check", None)
+    lineage = dict(card.get("lineage") or {})
+    if in_repo and lineage.get("base_gguf"):
+        # a path on the exporting machine means nothing in a clone; the file name says which base it is
+        card["lineage"] = {**lineage, "base_gguf": Path(lineage["base_gguf"]).name}
     try:
-        return registry.register_adapter(name, base, adapter_gguf, card, in_repo=in_repo)
+        return registry.register_adapter(name, base, adapter_gguf, card, in_repo=in_repo,
+                                         repo_models_dir=repo_models_dir)
     except registry.RegistryError as exc:
         raise ExportError(f"cannot register {name!r}: {exc}") from None
 

@@ -197,3 +197,20 @@ def test_a_registered_adapter_carries_its_evaluation_and_decision(tmp_path: Path
     with pytest.raises(export.ExportError, match="metrics.json is missing"):  # said before any work is done
         export.main(ExportConfig(adapter_dir=str(tmp_path / "no-adapter"), register_as="tiny-perf-3",
                                  eval_dir=str(tmp_path / "no-eval")))
+
+
+def test_an_adapter_registered_in_the_repository_names_its_base_gguf_by_file_name(tmp_path: Path) -> None:
+    import tomllib
+
+    models = tmp_path / "models"
+    models.mkdir()
+    adapter = models / "tiny-perf.gguf"
+    adapter.write_bytes(b"GGUF" + bytes(60))
+    card = {"lineage": {"base_gguf": "/home/someone/.cache/perfalign/models/base-q4_k_m.gguf",
+                        "checkpoint": "checkpoints/tiny", "init_adapter": "checkpoints/tiny-sft"}}
+    path = export.register("tiny-perf-repo", "qwen2.5-coder-0.5b", adapter, card, in_repo=True, repo_models_dir=models)
+    manifest = tomllib.loads(path.read_text())
+    assert path.parent == models and manifest["adapter"] == "tiny-perf.gguf"
+    assert manifest["lineage"]["base_gguf"] == "base-q4_k_m.gguf"  # not a path on the machine that exported it
+    assert (manifest["lineage"]["checkpoint"], manifest["lineage"]["init_adapter"]) == ("checkpoints/tiny",
+                                                                                          "checkpoints/tiny-sft")
