@@ -483,6 +483,7 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     """Evaluate the base and, with an adapter, base + adapter on the same functions, prompts and seeds."""
     from perfalign.server.settings import Settings
     from perfalign.training.sampling import open_sampler
+    from perfalign.training.selfplay import exclusive_timing
 
     if config.samples < 1:
         raise EvalError("--samples must be at least 1")
@@ -512,8 +513,9 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
             own = {name: open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
                    for name in needed}
         active = {name: (samplers or own)[name] for name in needed}
-        # Sampling the next function overlaps with verifying the last one; both models' candidates of a function
-        # are still verified together, interleaved, by one verifier.
+        # Sampling the next function overlaps with verifying the last one (not an OpenMP function's: see
+        # selfplay.exclusive_timing); both models' candidates of a function are verified together, interleaved,
+        # by one verifier.
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-eval-verify")
         pending: tuple[Problem, Any] | None = None
         with (out / "verdicts.jsonl").open("a") as fh:
@@ -542,6 +544,9 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
                     if pending is not None:
                         finish(pending)
                     pending = job
+                    if exclusive_timing(problem.mode):
+                        finish(job)
+                        pending = None
                 if pending is not None:
                     finish(pending)
                     pending = None

@@ -227,6 +227,27 @@ def test_the_next_function_is_sampled_while_the_last_one_is_verified(tmp_path: P
     assert result.functions + len(result.skipped) == 2
 
 
+def test_an_openmp_function_is_verified_with_nothing_sampled_meanwhile(tmp_path: Path) -> None:
+    # Its candidates are timed on every thread; the model sampling the next function would take their cores.
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("count_below_mean.c", "clamp_sum.c"):
+        (src / name).write_text((CORPUS_DIR / name).read_text())
+    out = tmp_path / "eval"
+    written: list[int] = []
+
+    class Watch(Replay):
+        def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+            written.append(len(read_jsonl(out / "verdicts.jsonl")))
+            return super().generate(messages, n, **kw)
+
+    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, output_dir=str(out),
+                        bootstrap_resamples=200, modes=["openmp"])
+    result = evaluate.run(config, samplers={"base": Watch("base", [FAST]), "trained": Watch("trained", [FAST])})
+    assert result.functions == 2
+    assert written == [0, 0, 2, 2]  # the first function's two verdicts were on file before the second was sampled
+
+
 def test_a_completion_without_a_candidate_is_recorded_with_the_reason(tmp_path: Path) -> None:
     """The original returned unchanged, and prose with no code, are told apart in the verdicts."""
     src = tmp_path / "src"

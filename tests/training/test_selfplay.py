@@ -201,6 +201,32 @@ def test_a_manifest_written_family_by_family_is_played_a_family_at_a_time_in_tur
     assert played == ["count_below_mean", "dot_strided"]
 
 
+@pytest.mark.parametrize(("mode", "finished_when_sampled"), [("openmp", [0, 1]), ("serial", [0, 0])])
+def test_openmp_candidates_are_verified_with_nothing_sampled_meanwhile(
+        tmp_path: Path, mode: str, finished_when_sampled: list[int]) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    rows = []
+    for name in ("count_below_mean", "clamp_sum"):
+        (corpus / f"{name}.c").write_text((selfplay.CORPUS_DIR / f"{name}.c").read_text())
+        rows.append({"path": f"{name}.c", "function": name, "mode": mode, "split": "train", "family": name})
+    (corpus / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    done = tmp_path / "sp" / "done.jsonl"
+    finished: list[int] = []
+
+    class Watch(Replay):
+        def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
+            finished.append(len(read_jsonl(done)) if done.is_file() else 0)
+            return super().generate(messages, n, **kw)
+
+    config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
+                            samples=1, repetitions=3, verify_workers=2)
+    selfplay.run(config, sampler=Watch("replay", [CHATTER]))
+    # An OpenMP function's verification (timed on every thread) is over before the next one is sampled; a serial
+    # one's overlaps it.
+    assert finished == finished_when_sampled
+
+
 def test_a_manifest_row_naming_a_missing_file_is_refused_with_its_line(tmp_path: Path) -> None:
     from perfalign.training.data import DataError
 
