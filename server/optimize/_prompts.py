@@ -161,7 +161,7 @@ HINTS = (
          message=r"has not been declared|undeclared|was not declared"),
     Hint("collapse(n) needs n loops nested directly in each other with nothing between them; drop collapse or use "
          "it only on such loops.",
-         message=r"not enough (perfectly nested |for )?loops|collapsed loops not perfectly nested|not perfectly nested"),
+         message=r"not enough (perfectly nested |for )?loops|not perfectly nested"),
     Hint("`#pragma omp parallel for` must be followed directly by a for loop.",
          message=r"for statement expected|expected .for."),
     Hint("An OpenMP loop must have the form `for (int i = a; i < b; i++)` with bounds that do not change in the loop.",

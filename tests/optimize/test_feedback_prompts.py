@@ -65,7 +65,8 @@ CLAMP = """int clamp_max(const int *x, int n) {
 @pytest.mark.parametrize(("error", "code", "told"), [
     # a malformed clause the message does not name: the line it points at does
     ("line 2: error: expected identifier before ‘*’ token", SAXPY, "only scalar variables"),
-    ("line 4: error: ‘s_’ undeclared (first use in this function)", C_SOURCE, "`s_` is not declared where it is used"),
+    ("line 4: error: ‘s_’ undeclared (first use in this function)", C_SOURCE,
+     "`s_` is not declared where it is used"),
     ("line 4: error: ‘max’ undeclared (first use in this function)", CLAMP, "C has no `max` function"),
     ("link failed: undefined reference to `min'", CLAMP, "C has no `min` function"),
     ("line 7: error: assignment of read-only variable ‘k’", C_SOURCE, "declared `const`"),
