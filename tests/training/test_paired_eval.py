@@ -207,28 +207,9 @@ def test_a_per_family_limit_takes_the_same_functions_of_every_held_out_family_wh
     assert evaluate.per_family(items, 0) == items
 
 
-def test_the_next_function_is_sampled_while_the_last_one_is_verified(tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    src.mkdir()
-    for name in ("count_below_mean.c", sorted(p.name for p in CORPUS_DIR.glob("*.c") if p.name != "count_below_mean.c")[0]):
-        (src / name).write_text((CORPUS_DIR / name).read_text())
-    out = tmp_path / "eval"
-    written: list[int] = []
-
-    class Watch(Replay):
-        def generate(self, messages: list[dict[str, str]], n: int, **kw: object) -> list[str]:
-            written.append(len(read_jsonl(out / "verdicts.jsonl")))
-            return super().generate(messages, n, **kw)
-
-    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, output_dir=str(out),
-                        bootstrap_resamples=200)
-    result = evaluate.run(config, samplers={"base": Watch("base", [FAST]), "trained": Watch("trained", [FAST])})
-    assert written == [0, 0, 0, 0]  # the second function was sampled before the first one's verdicts were written
-    assert result.functions + len(result.skipped) == 2
-
-
-def test_an_openmp_function_is_verified_with_nothing_sampled_meanwhile(tmp_path: Path) -> None:
-    # Its candidates are timed on every thread; the model sampling the next function would take their cores.
+def _verdicts_on_file_at_each_sampling(tmp_path: Path, mode: str) -> tuple[list[int], evaluate.EvalResult]:
+    """Evaluate two corpus functions in ``mode``, one sample a model, noting how many verdict rows were on file each
+    time a model was asked for samples."""
     src = tmp_path / "src"
     src.mkdir()
     for name in ("count_below_mean.c", "clamp_sum.c"):
@@ -242,8 +223,20 @@ def test_an_openmp_function_is_verified_with_nothing_sampled_meanwhile(tmp_path:
             return super().generate(messages, n, **kw)
 
     config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, output_dir=str(out),
-                        bootstrap_resamples=200, modes=["openmp"])
+                        bootstrap_resamples=200, modes=[mode])
     result = evaluate.run(config, samplers={"base": Watch("base", [FAST]), "trained": Watch("trained", [FAST])})
+    return written, result
+
+
+def test_the_next_function_is_sampled_while_the_last_one_is_verified(tmp_path: Path) -> None:
+    written, result = _verdicts_on_file_at_each_sampling(tmp_path, "serial")
+    assert written == [0, 0, 0, 0]  # the second function was sampled before the first one's verdicts were written
+    assert result.functions + len(result.skipped) == 2
+
+
+def test_an_openmp_function_is_verified_with_nothing_sampled_meanwhile(tmp_path: Path) -> None:
+    # Its candidates are timed on every thread; the model sampling the next function would take their cores.
+    written, result = _verdicts_on_file_at_each_sampling(tmp_path, "openmp")
     assert result.functions == 2
     assert written == [0, 0, 2, 2]  # the first function's two verdicts were on file before the second was sampled
 
