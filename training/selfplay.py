@@ -308,9 +308,8 @@ def verify_all(task: Task, mode: str, codes: list[str], reasons: list[str], sett
                 return no_code_verdict(reason)
             return verifier.verify(code)
 
-        # OpenMP candidates one at a time: each is timed on `threads` threads, and two at once would take each
-        # other's cores (a serial timing is charged only the time it ran, so serial candidates share them).
-        with ThreadPoolExecutor(max_workers=max(1, workers) if mode == "serial" else 1) as pool:
+        # Candidates timed on every thread one at a time: two at once would take each other's cores.
+        with ThreadPoolExecutor(max_workers=1 if exclusive_timing(mode) else max(1, workers)) as pool:
             return list(pool.map(one, codes, reasons))
 
 
@@ -335,7 +334,7 @@ class _Job:
 
 
 def exclusive_timing(mode: str) -> bool:
-    """Whether a function's candidates must be verified with nothing sampled meanwhile.
+    """Whether a function's candidates must be verified with nothing sampled meanwhile, and one at a time.
 
     An OpenMP candidate is timed on ``threads`` threads and charged its whole wall time; sampling the next
     function on the same cores took them away and made correct parallel rewrites (the references too) come out
