@@ -14,19 +14,23 @@ from ._body import LoopRange, column_expressions, global_writes, index_expressio
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
 from ._records import Record, record_layout
+from ._scope import FileScopeDeclaration, body_span, file_scope_declarations
 from ._tree import first_error_line, language_for, node_text, parse, walk
 from ._types import container_of, is_float_type, is_integer_type, vector_element
 
 __all__ = [
     "CParseError",
+    "FileScopeDeclaration",
     "FunctionInfo",
     "LoopRange",
     "Param",
     "Record",
     "Role",
+    "body_span",
     "column_expressions",
     "container_of",
     "find_function",
+    "file_scope_declarations",
     "first_error_line",
     "global_writes",
     "index_expressions",

@@ -23,6 +23,7 @@ PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b.*$")
 LOOP_PRAGMA = re.compile(r"#\s*pragma\s+omp\s+(parallel\s+for|for|simd|parallel\s+for\s+simd|taskloop)\b")
 BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 LINE_COMMENT = re.compile(r"//[^\n]*")
+WORD = re.compile(r"[A-Za-z_]\w*")
 
 # Identifiers whose header a rewrite often forgets, per language.
 NEEDS = {
@@ -240,6 +241,56 @@ def _missing_includes(code: str, language: str, have: str) -> list[str]:
     return out
 
 
+def _as_body(block: str, function: FunctionLike) -> str | None:
+    """The function with ``block`` as its body, when a reply wrote only the body's statements; else None."""
+    split = cparse.body_span(function.text, function.language)
+    body = INCLUDE.sub("", block).strip("\n")
+    if split is None or ";" not in strip_comments(body):
+        return None
+    header = split[0].rstrip()
+    lines = body.split("\n")
+    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    code = header + " {\n" + "\n".join(("    " + line[indent:]) if line.strip() else "" for line in lines) + "\n}"
+    try:
+        if cparse.parse(code, function.language).root_node.has_error:
+            return None
+    except Exception:  # a tree-sitter failure on garbage is "not a body"
+        return None
+    defined = _functions(code, function.language)
+    if len(defined) != 1 or defined[0].name != function.name:
+        return None
+    return code
+
+
+def _file_scope_names(text: str, language: str) -> set[str]:
+    try:
+        return {name for d in cparse.file_scope_declarations(text, language) for name in d.names}
+    except Exception:  # a tree-sitter failure on garbage declares nothing
+        return set()
+
+
+def _declarations_used(block: str, code: str, language: str, have: str) -> tuple[list[str], bool]:
+    """The block's file-scope variables and types that ``code`` uses (directly or through each other)
+    and the file does not declare, in the block's order; and whether any used one was the file's own."""
+    try:
+        declarations = cparse.file_scope_declarations(block, language)
+    except Exception:  # a tree-sitter failure on garbage declares nothing
+        return [], False
+    theirs = _file_scope_names(have, language) | {m.group(1) for m in DEFINE.finditer(have)}
+    words = set(WORD.findall(strip_comments(code)))
+    kept: list[cparse.FileScopeDeclaration] = []
+    while True:
+        more = [d for d in declarations if d not in kept and set(d.names) & words and not set(d.names) & theirs]
+        if not more:
+            break
+        kept += more
+        for d in more:
+            words |= set(WORD.findall(strip_comments(d.text)))
+    own = any(set(d.names) & words and set(d.names) & theirs for d in declarations)
+    kept.sort(key=lambda d: d.start_byte)
+    return [d.text.strip() for d in kept], own
+
+
 def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> Extraction:
     """The candidate rewrite of ``function`` in the model output ``raw``.
 
@@ -280,6 +331,7 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
         return code, moved
 
     renamed_from: str | None = None
+    info: cparse.FunctionInfo | None = None  # the rewrite's definition in the reply (None: a body alone)
     if exact:
         versions = [(b, f, *repaired(b, f, None)) for b, f in exact]
         differing = [v for v in versions if normalize(v[2]) != original_norm]
@@ -299,7 +351,15 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
             if normalize(function_code) == original_norm:
                 return Extraction(None, "the rewrite is identical to the original")
         elif not any(parsed):
-            return Extraction(None, "the reply holds no C or C++ function definition")
+            bodies = [(b, code) for b, code in ((b, _as_body(block, function)) for b, block in enumerate(blocks))
+                      if code is not None]
+            if not bodies:
+                return Extraction(None, "the reply holds no C or C++ function definition")
+            b, function_code = bodies[-1]
+            if normalize(function_code) == original_norm:
+                return Extraction(None, "the rewrite is identical to the original")
+            moved = False
+            notes.append(f"the reply wrote only the body of {name}; put it under the original's signature")
         else:
             return Extraction(None, f"the reply does not define {name} (or a function with its parameters)")
     if moved:
@@ -311,11 +371,17 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
     for f in parsed[b]:
         if f is info or f.name in {name, "main"} or f.name in known or f.name == renamed_from:
             continue
-        if f.start_byte > info.start_byte and f.name not in function_code:
+        if info is not None and f.start_byte > info.start_byte and f.name not in function_code:
             continue  # defined after the function and not used by it: an example or a test
         helpers.append(f.text.strip("\n"))
     if any(f.name in known for f in parsed[b] if f.name not in {name, "main"}):
         notes.append("dropped helpers the file already defines")
+    declarations, theirs = _declarations_used(block, "\n".join([*helpers, function_code]), language, have)
+    if declarations:
+        helpers = [*declarations, *helpers]
+        notes.append(f"kept {len(declarations)} file-scope declaration(s) the rewrite uses")
+    if theirs:
+        notes.append("dropped declarations the file already has")
 
     definitions = "\n\n".join([*helpers, function_code])
     written = [" ".join(m.group(0).split()) for m in INCLUDE.finditer(block)]

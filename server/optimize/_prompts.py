@@ -17,7 +17,7 @@ from ..settings import Settings
 from ..verdict import Status, Verdict
 
 PROMPT_VERSION = "2026-11-30.2"
-FEEDBACK_PROMPT_VERSION = "feedback-2026-12-05.1"
+FEEDBACK_PROMPT_VERSION = "feedback-2026-12-05.2"
 MODES = ("serial", "openmp")
 # Sampling stops at a closing fence followed by a blank line: the explanation models
 # write after the code costs time and is never used.
@@ -288,10 +288,30 @@ def _hint(detail: str, code: str) -> str | None:
     lines = code.splitlines()
     line = lines[int(named.group(1)) - 1] if named and 0 < int(named.group(1)) <= len(lines) else ""
     quoted = re.search(r"[‘'`]([A-Za-z_]\w*)[’']", detail)
+    if quoted and re.search(r"has not been declared|undeclared|was not declared", detail):
+        outside = _outside_its_loop(quoted.group(1), lines, int(named.group(1)) if named else 0)
+        if outside:
+            return outside
     # what the message says first; then what the line holds, for a message that does not say it
     found = next((h for h in HINTS if h.message and re.search(h.message, detail, re.IGNORECASE)), None) \
         or next((h for h in HINTS if h.line and re.search(h.line, line)), None)
     return found.text.format(quoted=quoted.group(1) if quoted else "the name") if found else None
+
+
+def _outside_its_loop(variable: str, lines: list[str], used_at: int) -> str | None:
+    """The hint for a loop variable used outside the loop that declares it, naming both lines; else None."""
+    declares = re.compile(rf"\bfor\s*\(\s*[\w:<>\s]*?\b{re.escape(variable)}\s*(=|:)")
+    loops = [n for n, text in enumerate(lines, 1) if declares.search(text)]
+    if not loops or not 0 < used_at <= len(lines):
+        return None
+    loop = min(loops, key=lambda n: abs(n - used_at))
+    header = " ".join(lines[loop - 1].split())
+    use = " ".join(lines[used_at - 1].split())
+    where = "before" if used_at < loop else "after"
+    return (f"`{variable}` exists only inside the loop that declares it (line {loop}: `{header}`), but line {used_at} "
+            f"(`{use}`) uses it {where} that loop. Move that statement into the loop, or compute it per `{variable}` "
+            f"inside a loop over `{variable}` as the original does; do not hoist work that depends on `{variable}` "
+            f"out of its loop.")
 
 
 def _ms(value: float | None) -> str:

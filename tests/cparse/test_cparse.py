@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from perfalign.server import cparse
 from perfalign.server.cparse import CParseError, Role, find_function, language_for, list_functions
 from perfalign.server.verdict import Status
 
@@ -170,3 +171,29 @@ void squares(const double *a, double *out, int n) { for (int i = 0; i < n; i++) 
     with pytest.raises(CParseError) as twice:
         find_function(src, "c", name="squares")
     assert "more than once" in twice.value.message
+
+
+def test_file_scope_declarations_list_variables_and_types_not_prototypes() -> None:
+    text = """#define W 4
+static double window[W] = {0};
+static int count_, *last_ = 0;
+int helper(int);
+typedef struct { int x; } point;
+struct cell { double v; };
+enum mode { FAST, SLOW = 2 };
+int helper(int x) { return x + window[0]; }
+"""
+    found = {d.names: d.text for d in cparse.file_scope_declarations(text, "c")}
+    assert found == {
+        ("window",): "static double window[W] = {0};",
+        ("count_", "last_"): "static int count_, *last_ = 0;",
+        ("point",): "typedef struct { int x; } point;",
+        ("cell",): "struct cell { double v; };",
+        ("mode", "FAST", "SLOW"): "enum mode { FAST, SLOW = 2 };",
+    }
+
+
+def test_body_span_splits_a_definition_before_its_body() -> None:
+    assert cparse.body_span("template <class T> T twice(T x) { return 2 * x; }", "cpp") == (
+        "template <class T> T twice(T x) ", "{ return 2 * x; }")
+    assert cparse.body_span("int prototype(int);", "c") is None

@@ -264,3 +264,110 @@ def test_macros_the_rewrite_uses_come_along() -> None:
     assert "#define BLOCK 64" in result.candidate.code and "UNUSED" not in result.candidate.code
     assert result.candidate.replacement.startswith("#define BLOCK 64")
     cparse.find_function(result.candidate.code, "c", name="row_sums")
+
+
+def _compiles_in(source: str, candidate_code: str, name: str, language: str) -> subprocess.CompletedProcess[str]:
+    """The file with its function replaced by the candidate, as the verifier builds it, checked by the compiler."""
+    info = _info(source, name, language)
+    program = source.replace(info.text, candidate_code)
+    compiler, flag = ("gcc", "c") if language == "c" else ("g++", "c++")
+    return subprocess.run([compiler, "-fopenmp", "-fsyntax-only", "-x", flag, "-"], input=program, text=True,
+                          capture_output=True, check=False)
+
+
+def test_a_reply_with_only_the_body_is_put_under_the_signature() -> None:
+    source = (REPO / "examples" / "cpp" / "heat_3d.cpp").read_text()
+    info = _info(source, "heat_3d", "cpp")
+    raw = """```cpp
+#pragma omp parallel for schedule(static)
+for (int k = 0; k < n; k++)
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            int c = (i * n + j) * n + k;
+            if (i == 0 || j == 0 || k == 0 || i == n - 1 || j == n - 1 || k == n - 1) {
+                v[c] = u[c];
+                continue;
+            }
+            v[c] = u[c] + 0.1 * (u[c - n * n] + u[c + n * n] + u[c - n] + u[c + n] + u[c - 1] + u[c + 1] - 6.0 * u[c]);
+        }
+```"""
+    result = extract(raw, info, original_source=source)
+    assert result.candidate is not None, result.reason
+    assert result.candidate.function_code.startswith("void heat_3d(const double *u, double *v, int n) {\n")
+    assert "    #pragma omp parallel for" in result.candidate.function_code
+    assert any("only the body" in note for note in result.candidate.notes)
+    compiled = _compiles_in(source, result.candidate.code, "heat_3d", "cpp")
+    assert compiled.returncode == 0, compiled.stderr
+
+
+def test_prose_or_a_broken_fragment_is_not_taken_for_a_body() -> None:
+    for raw in ("Use a better loop order and it will be faster.",
+                "```c\nfor (int i = 0; i < n; i++) {\n    sums[i] += \n```",
+                "```c\n#include <math.h>\n```"):
+        result = extract(raw, _info(), original_source=ROW_SUMS)
+        assert result.candidate is None and "no C or C++ function" in result.reason
+
+
+MOVING_AVERAGE = (REPO / "examples" / "c" / "moving_average.c").read_text()
+
+
+def test_file_scope_variables_the_rewrite_uses_come_along() -> None:
+    info = _info(MOVING_AVERAGE, "moving_average")
+    raw = """```c
+#include <stdio.h>
+static const int WINDOW = 32;
+static double window[WINDOW];
+static int unused_counter = 0;
+typedef struct { double sum; int count; } running;
+
+void moving_average(const double *x, double *y, int n) {
+    running r = {0.0, 0};
+    for (int i = 0; i < n; i++) {
+        window[i % WINDOW] = x[i];
+        r.sum += x[i];
+        r.count++;
+        if (i >= WINDOW) { r.sum -= x[i - WINDOW]; r.count--; }
+        y[i] = r.sum / (double)r.count;
+    }
+}
+
+int main(void) { double x[4] = {0}, y[4]; moving_average(x, y, 4); printf("%f", y[0]); return unused_counter; }
+```"""
+    result = extract(raw, info, original_source=MOVING_AVERAGE)
+    assert result.candidate is not None, result.reason
+    replacement = result.candidate.replacement
+    assert "static double window[WINDOW];" in replacement and "typedef struct" in replacement
+    assert "unused_counter" not in replacement  # only main uses it
+    assert "static const int WINDOW" not in replacement  # the file defines WINDOW already
+    assert replacement.index("typedef struct") < replacement.index("void moving_average")
+    notes = " ".join(result.candidate.notes)
+    assert "kept 2 file-scope declaration(s)" in notes and "dropped declarations the file already has" in notes
+    compiled = _compiles_in(MOVING_AVERAGE, result.candidate.code, "moving_average", "c")
+    assert compiled.returncode == 0, compiled.stderr
+
+
+def test_a_declaration_used_only_through_another_comes_along_in_order() -> None:
+    source = (REPO / "examples" / "cpp" / "count_unique.cpp").read_text()
+    info = _info(source, "count_unique", "cpp")
+    raw = """```cpp
+struct bucket { int key; bool used; };
+static std::vector<bucket> table_;
+
+int count_unique(const std::vector<int> &v) {
+    table_.assign(v.size() * 2 + 1, bucket{0, false});
+    int count = 0;
+    for (int x : v) {
+        std::size_t h = static_cast<unsigned>(x) % table_.size();
+        while (table_[h].used && table_[h].key != x)
+            h = (h + 1) % table_.size();
+        if (!table_[h].used) { table_[h] = bucket{x, true}; count++; }
+    }
+    return count;
+}
+```"""
+    result = extract(raw, info, original_source=source)
+    assert result.candidate is not None, result.reason
+    assert result.candidate.helpers[:2] == ["struct bucket { int key; bool used; };",
+                                            "static std::vector<bucket> table_;"]
+    compiled = _compiles_in(source, result.candidate.code, "count_unique", "cpp")
+    assert compiled.returncode == 0, compiled.stderr

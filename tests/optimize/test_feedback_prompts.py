@@ -81,6 +81,35 @@ def test_a_compile_error_comes_with_what_it_usually_means(error: str, code: str,
     assert turn is not None and error in turn.text and told in turn.text
 
 
+HOISTED = """void normalize_rows(const double *a, double *out, int n) {
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        s += a[i * n + k] * a[i * n + k];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            out[i * n + j] = s > 0.0 ? a[i * n + j] / sqrt(s) : 0.0;
+}"""
+
+
+@pytest.mark.parametrize("error", ["line 4: error: ‘i’ undeclared (first use in this function)",
+                                   "line 4: error: ‘i’ was not declared in this scope"])
+def test_a_loop_variable_used_outside_its_loop_is_told_with_both_lines(error: str) -> None:
+    fn, settings = info("c"), Settings()
+    turn = build_feedback(build_messages(fn, "serial", settings), fn, "serial", settings, HOISTED,
+                          Verdict(Status.COMPILE_ERROR, detail=error))
+    assert turn is not None
+    assert ("`i` exists only inside the loop that declares it (line 5: `for (int i = 0; i < n; i++)`), but line 4 "
+            "(`s += a[i * n + k] * a[i * n + k];`) uses it before that loop") in turn.text
+    assert "not declared where it is used" not in turn.text  # the general hint gives way to the precise one
+
+
+def test_an_undeclared_name_no_loop_declares_gets_the_general_hint() -> None:
+    fn, settings = info("c"), Settings()
+    turn = build_feedback(build_messages(fn, "serial", settings), fn, "serial", settings, HOISTED,
+                          Verdict(Status.COMPILE_ERROR, detail="line 4: error: ‘a_len’ undeclared"))
+    assert turn is not None and "`a_len` is not declared where it is used" in turn.text
+
+
 def test_an_error_with_no_known_meaning_is_sent_without_a_hint() -> None:
     fn, settings = info("c"), Settings()
     error = "line 2: error: expected ‘;’ before ‘}’ token"
