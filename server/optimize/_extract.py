@@ -376,7 +376,9 @@ def extract(raw: str, function: FunctionLike, *, original_source: str = "") -> E
         helpers.append(f.text.strip("\n"))
     if any(f.name in known for f in parsed[b] if f.name not in {name, "main"}):
         notes.append("dropped helpers the file already defines")
-    declarations, theirs = _declarations_used(block, "\n".join([*helpers, function_code]), language, have)
+    # a body alone has no file scope: its declarations are its own statements
+    declarations, theirs = _declarations_used(block, "\n".join([*helpers, function_code]), language, have) \
+        if info is not None else ([], False)
     if declarations:
         helpers = [*declarations, *helpers]
         notes.append(f"kept {len(declarations)} file-scope declaration(s) the rewrite uses")

@@ -278,18 +278,19 @@ def _compiles_in(source: str, candidate_code: str, name: str, language: str) -> 
 def test_a_reply_with_only_the_body_is_put_under_the_signature() -> None:
     source = (REPO / "examples" / "cpp" / "heat_3d.cpp").read_text()
     info = _info(source, "heat_3d", "cpp")
-    raw = """```cpp
-#pragma omp parallel for schedule(static)
-for (int k = 0; k < n; k++)
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            int c = (i * n + j) * n + k;
-            if (i == 0 || j == 0 || k == 0 || i == n - 1 || j == n - 1 || k == n - 1) {
-                v[c] = u[c];
-                continue;
-            }
-            v[c] = u[c] + 0.1 * (u[c - n * n] + u[c + n * n] + u[c - n] + u[c + n] + u[c - 1] + u[c + 1] - 6.0 * u[c]);
+    raw = """Only the loop nest needs to change:
+```cpp
+const int plane = n * n;
+#pragma omp parallel for collapse(2) schedule(static)
+for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+        const double *row = u + (i * n + j) * n;
+        for (int k = 0; k < n; k++) {
+            bool edge = i == 0 || j == 0 || k == 0 || i == n - 1 || j == n - 1 || k == n - 1;
+            v[row - u + k] = edge ? row[k] : row[k] + 0.1 * (row[k - plane] + row[k + plane] + row[k - n]
+                + row[k + n] + row[k - 1] + row[k + 1] - 6.0 * row[k]);
         }
+    }
 ```"""
     result = extract(raw, info, original_source=source)
     assert result.candidate is not None, result.reason
