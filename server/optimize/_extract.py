@@ -242,10 +242,20 @@ def _missing_includes(code: str, language: str, have: str) -> list[str]:
 
 
 def _as_body(block: str, function: FunctionLike) -> str | None:
-    """The function with ``block`` as its body, when a reply wrote only the body's statements; else None."""
+    """The function with ``block`` as its body, when a reply wrote only the body's statements; else None.
+
+    Only a whole body is taken: it names every parameter the original's body uses and, when the original
+    returns a value, returns one; a loop or the changed lines alone are not a body.
+    """
     split = cparse.body_span(function.text, function.language)
     body = INCLUDE.sub("", block).strip("\n")
     if split is None or ";" not in strip_comments(body):
+        return None
+    original, words = strip_comments(split[1]), set(WORD.findall(strip_comments(body)))
+    parameters = cparse.parameter_names(function.text, function.language)
+    if any(p not in words for p in parameters if re.search(rf"\b{re.escape(p)}\b", original)):
+        return None
+    if re.search(r"\breturn\s*[^;\s]", original) and "return" not in words:
         return None
     header = split[0].rstrip()
     lines = body.split("\n")

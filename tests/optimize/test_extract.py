@@ -372,3 +372,17 @@ int count_unique(const std::vector<int> &v) {
                                             "static std::vector<bucket> table_;"]
     compiled = _compiles_in(source, result.candidate.code, "count_unique", "cpp")
     assert compiled.returncode == 0, compiled.stderr
+
+
+def test_a_loop_alone_is_not_taken_for_the_whole_body() -> None:
+    for fragment in ("for (int i = 0; i < n; i++) {\n    double s = 0.0;\n}",  # sums and a are never named
+                     "for (int i = 0; i < n; i++) {\n    double s = 0.0;\n    for (int j = 0; j < n; j++)\n"
+                     "        s += a[i * n + j];\n}"):
+        result = extract(f"```c\n{fragment}\n```", _info(), original_source=ROW_SUMS)
+        assert result.candidate is None and "no C or C++ function" in result.reason
+    source = (REPO / "examples" / "c" / "count_in_range.c").read_text()
+    no_return = "int count = 0;\nfor (int i = 0; i < n; i++)\n    count += x[i] >= lo && x[i] <= hi;"
+    result = extract(f"```c\n{no_return}\n```", _info(source, "count_in_range"), original_source=source)
+    assert result.candidate is None  # the original returns a value; these lines do not
+    result = extract(f"```c\n{no_return}\nreturn count;\n```", _info(source, "count_in_range"), original_source=source)
+    assert result.candidate is not None
