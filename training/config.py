@@ -212,7 +212,9 @@ class EvalConfig:
     seed: int = opt(0, "Sampling seed (each function's seed derives from it and the function).")
     base_samples: str = opt("", "An earlier evaluation's folder: the base's candidates there (same base GGUF, "
                                 "llama.cpp build, prompt version, seed, temperature, token limit and samples) are "
-                                "verified again instead of sampled anew; functions it lacks are sampled.")
+                                "verified again instead of sampled anew (their replies extracted again, or, where "
+                                "the replies were not kept, only if extracted by today's extractor); functions it "
+                                "lacks are sampled.")
 
 
 CONFIGS: dict[str, type] = {

@@ -15,8 +15,8 @@ the table too.
 
 Written to ``output_dir``: ``eval-run.json`` (what is evaluated: the GGUF and
 adapter hashes, the prompt version, the llama.cpp build, the settings),
-``verdicts.jsonl`` (every candidate, appended function by function, so an
-interrupted run resumes where it stopped), ``metrics.json``, ``table.md``,
+``verdicts.jsonl`` (every candidate with the model's reply, appended function
+by function, so an interrupted run resumes where it stopped), ``metrics.json``, ``table.md``,
 ``plot.svg``, ``paired.svg`` and ``functions.jsonl`` (per-function metrics and
 keys, to pass to trainers as ``--exclude-functions``).
 
@@ -24,6 +24,9 @@ keys, to pass to trainers as ``--exclude-functions``).
 the same way (the same GGUF, llama.cpp build, prompt version, seeds, temperature
 and token limit): those are verified again beside the adapter's instead of
 sampled anew, which halves the sampling of each later adapter's evaluation.
+Both models' replies go through the same extractor: the earlier replies are
+extracted again, and an evaluation that did not keep its replies is used only
+if its extractor version (``EXTRACT_VERSION``) is today's.
 """
 from __future__ import annotations
 
@@ -259,7 +262,7 @@ def llama_cpp_build() -> str:
 
 def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
     """What is evaluated, recorded before the first sample: a resumed run must match it."""
-    from perfalign.server.optimize import PROMPT_VERSION
+    from perfalign.server.optimize import EXTRACT_VERSION, PROMPT_VERSION
     from perfalign.training.sampling import gguf_adapter
 
     base_gguf: Path | None = None
@@ -281,6 +284,7 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
         "engine": config.engine,
         "llama_cpp": llama_cpp_build(),
         "prompt_version": PROMPT_VERSION,
+        "extract_version": EXTRACT_VERSION,
         "samples": config.samples,
         "seed": config.seed,
         "base_samples": config.base_samples,
@@ -301,8 +305,8 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
     }
 
 
-_RESUME_KEYS = ("models", "base_gguf_sha256", "adapter_sha256", "prompt_version", "samples", "seed", "temperature",
-                "max_tokens")
+_RESUME_KEYS = ("models", "base_gguf_sha256", "adapter_sha256", "prompt_version", "extract_version", "samples",
+                "seed", "temperature", "max_tokens")
 
 
 def verdict_rows(verdicts: Path) -> dict[str, list[dict[str, Any]]]:
@@ -334,11 +338,23 @@ _SAMPLING_KEYS = ("base_gguf_sha256", "engine", "llama_cpp", "prompt_version", "
                   "max_tokens")
 
 
-def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, tuple[list[str], list[str]]]:
-    """The base's candidates (codes, and why a code is empty) of an earlier evaluation sampled the same way, by problem.
+@dataclass(frozen=True)
+class EarlierSamples:
+    """One model's candidates of a function from an earlier evaluation: its replies when kept (extracted again with
+    today's extractor), else the codes and why a code is empty, as extracted then."""
+
+    codes: list[str]
+    reasons: list[str]
+    raws: list[str] | None
+
+
+def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, EarlierSamples]:
+    """The base's candidates of an earlier evaluation sampled the same way, by problem.
 
     Sampling is most of an evaluation's time, and the base does not change between the evaluations of successive
-    adapters: its candidates are verified again, interleaved with the adapter's, by the function's one verifier."""
+    adapters: its candidates are verified again, interleaved with the adapter's, by the function's one verifier.
+    Both models' replies must go through the same extractor: an evaluation that kept its replies has them extracted
+    again; one that did not is usable only if its extractor was today's."""
     from perfalign.training.rewards import no_code_verdict
 
     if not folder:
@@ -352,7 +368,7 @@ def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, tuple
         raise EvalError(f"--base-samples {folder}: its base candidates were sampled another way ({', '.join(changed)} "
                         "differ); leave the option out to sample them anew")
     prefix = no_code_verdict().detail
-    found: dict[str, tuple[list[str], list[str]]] = {}
+    found: dict[str, EarlierSamples] = {}
     for problem_id, rows in verdict_rows(verdicts).items():
         by_sample = {int(r["sample"]): r for r in rows if r.get("model") == "base"}
         if sorted(by_sample) != list(range(header["samples"])):
@@ -361,7 +377,11 @@ def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, tuple
         codes = [str(r.get("code") or "") for r in ordered]
         reasons = ["" if code else str(r.get("detail") or "").removeprefix(prefix).removeprefix(": ")
                    for code, r in zip(codes, ordered, strict=True)]
-        found[problem_id] = (codes, reasons)
+        raws = [str(r["raw"]) for r in ordered] if all("raw" in r for r in ordered) else None
+        found[problem_id] = EarlierSamples(codes, reasons, raws)
+    if any(f.raws is None for f in found.values()) and earlier.get("extract_version") != header["extract_version"]:
+        raise EvalError(f"--base-samples {folder}: its base candidates were extracted by another version of the "
+                        "extractor and its replies were not kept; leave the option out to sample them anew")
     return found
 
 
@@ -378,10 +398,11 @@ class Sampled:
     seed: int
     codes: dict[str, list[str]]
     reasons: dict[str, list[str]]  # why a completion gave no code ("" where it gave some)
+    raws: dict[str, list[str] | None]  # the replies (None: reused candidates whose replies were not kept)
 
 
 def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfig, settings: Any,
-                   earlier: dict[str, tuple[list[str], list[str]]] | None = None) -> Sampled:
+                   earlier: dict[str, EarlierSamples] | None = None) -> Sampled:
     """Every model's candidates for one function: the same prompt and seed for each (``earlier``: a model's candidates
     already sampled with them, by model name; ``samplers`` need not hold that model)."""
     from perfalign.training.rewards import extract_with_reason
@@ -392,17 +413,22 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
     seed = seed_for(problem, config.seed)
     codes: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
+    raws: dict[str, list[str] | None] = {}
     earlier = earlier or {}
     for name in [*earlier, *(n for n in samplers if n not in earlier)]:
-        if name in earlier:
-            codes[name], reasons[name] = earlier[name]
+        if name in earlier and earlier[name].raws is None:
+            codes[name], reasons[name], raws[name] = earlier[name].codes, earlier[name].reasons, None
             continue
-        raws = samplers[name].generate(messages, config.samples, max_tokens=config.max_tokens,
-                                temperature=config.temperature, seed=seed)
-        extracted = [extract_with_reason(r, task.info, task.source) for r in raws]
+        if name in earlier:
+            replies = list(earlier[name].raws or [])
+        else:
+            replies = samplers[name].generate(messages, config.samples, max_tokens=config.max_tokens,
+                                              temperature=config.temperature, seed=seed)
+        extracted = [extract_with_reason(r, task.info, task.source) for r in replies]
         codes[name] = [code for code, _ in extracted]
         reasons[name] = [reason for _, reason in extracted]
-    return Sampled(problem, seed, codes, reasons)
+        raws[name] = list(replies)
+    return Sampled(problem, seed, codes, reasons, raws)
 
 
 def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[dict[str, Any]] | str:
@@ -416,12 +442,16 @@ def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[
                           [sampled.reasons[n][i] for n, i in order], settings, config.verify_workers)
     if isinstance(verdicts, Verdict):
         return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
-    return [
-        {"model": name, "sample": i, "seed": sampled.seed, "function": task.info.name, "file": task.path.name,
-         "function_key": problem.key, "mode": problem.mode, "idiom": problem.idiom, "code": codes[name][i],
-         **verdict.to_dict()}
-        for (name, i), verdict in zip(order, verdicts, strict=True)
-    ]
+    rows = []
+    for (name, i), verdict in zip(order, verdicts, strict=True):
+        row = {"model": name, "sample": i, "seed": sampled.seed, "function": task.info.name, "file": task.path.name,
+               "function_key": problem.key, "mode": problem.mode, "idiom": problem.idiom, "code": codes[name][i],
+               **verdict.to_dict()}
+        replies = sampled.raws.get(name)
+        if replies is not None:
+            row["raw"] = replies[i]  # so that a later evaluation can extract it again
+        rows.append(row)
+    return rows
 
 
 def _draws(rows: list[dict[str, Any]], model: str) -> list[paired.Draw]:

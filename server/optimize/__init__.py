@@ -28,7 +28,7 @@ from ._batch import (
 )
 from ._batch_apply import Applied, apply_best
 from ._batch_state import STATE_FILE, BatchOutcome, BatchState, FunctionResult, Suggestion
-from ._extract import Extraction, dedupe_key, extract
+from ._extract import EXTRACT_VERSION, Extraction, dedupe_key, extract
 from ._pipeline import OptimizeRequest, run_optimize
 from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, FeedbackTurn, build_feedback, build_messages
 from ._targets import FileProblem, Found, Target, find_targets, order_targets
@@ -58,6 +58,7 @@ __all__ = [
     "order_targets",
     "plan_batch",
     "run_batch",
+    "EXTRACT_VERSION",
     "FEEDBACK_PROMPT_VERSION",
     "MODES",
     "PROMPT_VERSION",

@@ -16,6 +16,10 @@ from typing import Protocol
 from .. import cparse
 from ..cparse import CParseError
 
+# Changed whenever extraction gives another candidate for some reply: an evaluation records it, and candidates
+# extracted by another version are not compared with new ones.
+EXTRACT_VERSION = "2026-12-05.1"
+
 FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
 DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\b.*$", re.MULTILINE)
 INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"][^>\"]+[>\"].*$", re.MULTILINE)

@@ -286,3 +286,32 @@ def test_a_later_adapter_is_evaluated_against_the_base_candidates_of_an_earlier_
     with pytest.raises(evaluate.EvalError, match="no evaluation there"):
         evaluate.run(EvalConfig(**{**second.__dict__, "base_samples": str(tmp_path / "nowhere")}),
                      samplers={"base": Refuse("base"), "trained": Replay("trained", [FAST])})
+
+
+def test_earlier_base_replies_go_through_todays_extractor_and_unkept_ones_only_through_the_same(tmp_path: Path) -> None:
+    """Both models' replies are extracted the same way: kept replies are extracted again; candidates extracted by
+    another version of the extractor, without their replies, are refused."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "count_below_mean.c").write_text((CORPUS_DIR / "count_below_mean.c").read_text())
+    first = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5,
+                       output_dir=str(tmp_path / "stage1"), bootstrap_resamples=200)
+    evaluate.run(first, samplers={"base": Replay("base", [FAST]), "trained": Replay("trained", [FAST])})
+    verdicts = tmp_path / "stage1" / "verdicts.jsonl"
+    rows = read_jsonl(verdicts)
+    assert all(r["raw"] == FAST for r in rows)  # every reply is kept with its verdict
+    # as an older extractor would have left it: no code from the reply
+    write_jsonl(verdicts, [{**r, "code": "", "detail": "no code could be extracted from the completion: old"}
+                           if r["model"] == "base" and r["sample"] == 1 else r for r in rows])
+    second = EvalConfig(**{**first.__dict__, "output_dir": str(tmp_path / "stage2"),
+                           "base_samples": str(tmp_path / "stage1")})
+    evaluate.run(second, samplers={"base": Refuse("base"), "trained": Replay("trained", [FAST])})
+    again = {r["sample"]: r for r in read_jsonl(tmp_path / "stage2" / "verdicts.jsonl") if r["model"] == "base"}
+    assert "count++" in again[1]["code"] and again[1]["raw"] == FAST
+
+    write_jsonl(verdicts, [{k: v for k, v in r.items() if k != "raw"} for r in read_jsonl(verdicts)])
+    run_file = tmp_path / "stage1" / evaluate.RUN_FILE
+    run_file.write_text(json.dumps({**json.loads(run_file.read_text()), "extract_version": "older"}))
+    third = EvalConfig(**{**second.__dict__, "output_dir": str(tmp_path / "stage3")})
+    with pytest.raises(evaluate.EvalError, match="extracted by another version of the extractor"):
+        evaluate.run(third, samplers={"base": Refuse("base"), "trained": Replay("trained", [FAST])})
