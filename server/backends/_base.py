@@ -51,11 +51,12 @@ class Backend(ABC):
     # True when the backend produces the N samples concurrently (one batch or one request).
     batched: bool = False
 
-    def verifier_busy(self, busy: bool) -> None:
-        """The caller starts (True) or stops (False) timing a candidate on this machine.
+    def verifier_busy(self, busy: bool, *, threads: int = 1) -> None:
+        """The caller starts (True) or stops (False) timing a candidate that runs ``threads`` threads here.
 
-        A backend that computes locally leaves the verifier its cores meanwhile;
-        calls nest. Remote backends ignore it.
+        A backend that computes locally leaves the verifier its cores meanwhile,
+        and stops sampling when the candidate needs them all; calls nest (a stop
+        names the threads its start named). Remote backends ignore it.
         """
 
     @abstractmethod

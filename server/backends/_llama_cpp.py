@@ -163,7 +163,8 @@ class LlamaCppBackend(Backend):
         # reads only what follows the longest prefix it shares with one of them.
         self._prompts = PromptCache(slots=max(0, options.kept_prompts))
         self._verifier_busy = 0  # candidates being timed right now (see verifier_busy)
-        self._busy_lock = threading.Lock()
+        self._paused = 0  # of those, the ones whose threads leave sampling no core: it waits
+        self._busy = threading.Condition()
         self._ctx_size = 0
         self._adapter: Any = None
         lib = llama_lib.load()
@@ -207,6 +208,7 @@ class LlamaCppBackend(Backend):
                 )
         self.adapter_scale = options.adapter_scale if options.adapter_scale is not None else model.adapter_scale
         cores = os.cpu_count() or 2
+        self._cores = cores
         self.n_threads = options.n_threads or cores
         self.n_threads_verifying = options.n_threads_verifying or min(self.n_threads, max(1, cores // 2))
 
@@ -452,6 +454,7 @@ class LlamaCppBackend(Backend):
         """Decode ``prompt[start:]`` into the sequences ``seq_ids``, ``cap`` tokens a call; logits for the last."""
         for begin in range(start, len(prompt), cap):
             check_cancel(cancel)
+            self._wait_while_paused(ctx, cancel)
             chunk = prompt[begin : begin + cap]
             batch.n_tokens = len(chunk)
             for j, token in enumerate(chunk):
@@ -473,7 +476,7 @@ class LlamaCppBackend(Backend):
         seqs.running[:] = group
         while seqs.running:
             check_cancel(cancel)
-            self._follow_verifier(ctx)
+            self._wait_while_paused(ctx, cancel)
             room = [seqs.max_tokens - c - 1 for c in seqs.counts]
             drafts, padded = self._drafts(seqs.running, seqs.lookups, room, seqs.pending)
             stats.padded_tokens += padded
@@ -528,10 +531,23 @@ class LlamaCppBackend(Backend):
             self._lib.llama_set_n_threads(ctx, threads, threads)
             self._ctx_threads = threads
 
-    def verifier_busy(self, busy: bool) -> None:
-        """While the caller times a candidate, sampling runs on ``n_threads_verifying`` threads."""
-        with self._busy_lock:
-            self._verifier_busy = max(0, self._verifier_busy + (1 if busy else -1))
+    def verifier_busy(self, busy: bool, *, threads: int = 1) -> None:
+        """While the caller times a candidate, sampling runs on ``n_threads_verifying`` threads; when the
+        candidate's ``threads`` and those would need more cores than the machine has, sampling waits."""
+        with self._busy:
+            step = 1 if busy else -1
+            self._verifier_busy = max(0, self._verifier_busy + step)
+            if threads + self.n_threads_verifying > self._cores:
+                self._paused = max(0, self._paused + step)
+            self._busy.notify_all()
+
+    def _wait_while_paused(self, ctx: Any, cancel: threading.Event | None) -> None:
+        """Before each step: wait while a parallel candidate is timed on every core, then follow the verifier."""
+        with self._busy:
+            while self._paused:
+                check_cancel(cancel)
+                self._busy.wait(0.05)
+        self._follow_verifier(ctx)
 
     def _threads(self) -> int:
         return self.n_threads_verifying if self._verifier_busy else self.n_threads

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..backends import Backend, BackendError, SamplingParams, create_backend
@@ -131,6 +132,8 @@ def verify(verifier: FunctionVerifier, slot: ModelSlot, jobs: queue.Queue[tuple[
     events.put(Prepared(failure))
     if failure is not None:
         return
+    if verifier.mode == "openmp":  # a parallel candidate is timed on its threads' cores: sampling makes room
+        verifier.timing_guard = lambda: _timing_threads(slot, verifier.threads)
     while (job := jobs.get()) is not None:
         index, code = job
         backend = slot.backend  # loaded by the sampler before any candidate exists
@@ -149,3 +152,15 @@ def verify(verifier: FunctionVerifier, slot: ModelSlot, jobs: queue.Queue[tuple[
         events.put(Verified(index, verdict))
 
 
+@contextmanager
+def _timing_threads(slot: ModelSlot, threads: int) -> Iterator[None]:
+    """While a parallel candidate is timed: the backend knows it runs ``threads`` threads (and may stop sampling)."""
+    backend = slot.backend
+    if backend is None:
+        yield
+        return
+    backend.verifier_busy(True, threads=threads)
+    try:
+        yield
+    finally:
+        backend.verifier_busy(False, threads=threads)

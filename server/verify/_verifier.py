@@ -22,6 +22,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from .. import cparse
@@ -71,6 +72,7 @@ class FunctionVerifier:
         source_path: Path | None = None,
         cancel: threading.Event | None = None,
         progress: Callable[[str], None] | None = None,
+        timing_guard: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
         self.source_text = source_text
         self.language = language
@@ -80,6 +82,8 @@ class FunctionVerifier:
         self.source_path = source_path
         self.cancel = cancel
         self.progress = progress or (lambda message: None)
+        # held while a candidate is timed (the caller can keep other work off the cores meanwhile)
+        self.timing_guard = timing_guard or nullcontext
         self.runner = Runner(settings, mode, cancel, self.progress)
         self.threads = self.runner.threads
         self._prepared: Prepared | None = None
@@ -303,7 +307,8 @@ class FunctionVerifier:
         self.progress("timing the candidate against the original")
         t2 = time.monotonic()
         try:
-            return self._timed_verdict(prepared, exe, timeout, patient, notes, phases, t2)
+            with self.timing_guard():
+                return self._timed_verdict(prepared, exe, timeout, patient, notes, phases, t2)
         finally:
             phases["time"] = time.monotonic() - t2
 

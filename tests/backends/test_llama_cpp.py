@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import platform
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,6 +104,37 @@ def test_sampling_leaves_cores_to_the_verifier_while_it_times(tiny_gguf: tuple[P
         backend.verifier_busy(False)
         backend.generate(MESSAGES, 1, SamplingParams(max_tokens=8, temperature=1.0, top_p=0.95, seed=1), on_sample=on_sample)
         assert threads[2] == 2  # every core again once the timing is done
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("takes_every_core", [True, False])
+def test_sampling_waits_while_a_parallel_candidate_is_timed_on_every_core(tiny_gguf: tuple[Path, Path],
+                                                                           takes_every_core: bool) -> None:
+    cores = os.cpu_count() or 2
+    threads = cores if takes_every_core else 1  # 1 thread and the 1 sampling keeps fit on 2 cores
+    backend = tiny(tiny_gguf, n_threads=2, n_threads_verifying=1)
+    finished: list[float] = []
+    released: list[float] = []
+
+    def release() -> None:
+        time.sleep(1.0)
+        released.append(time.monotonic())
+        backend.verifier_busy(False, threads=threads)
+
+    def on_sample(index: int, text: str) -> None:
+        finished.append(time.monotonic())
+        if index == 0:
+            backend.verifier_busy(True, threads=threads)  # the caller starts timing the first sample
+            threading.Thread(target=release).start()
+
+    try:
+        backend.batched = False  # sample 1 is decoded after sample 0 is out
+        backend.generate(MESSAGES, 2, SamplingParams(max_tokens=8, temperature=1.0, top_p=0.95, seed=1),
+                         on_sample=on_sample)
+        while not released:
+            time.sleep(0.05)
+        assert (finished[1] >= released[0]) == takes_every_core
     finally:
         backend.close()
 

@@ -218,3 +218,23 @@ def test_the_backend_is_told_while_the_verifier_times(tmp_path: Path, row_sums: 
                       settings_for(tmp_path / "replies.json"), backend=backend)
     assert {c.verdict.status for c in finished.candidates} == {Status.FASTER, Status.INCORRECT}
     assert backend.busy == [True, False, True, False]
+
+
+def test_a_parallel_candidate_is_timed_with_the_backend_told_its_threads(tmp_path: Path, row_sums: Path) -> None:
+    """Timing an OpenMP candidate, the backend is told how many threads it runs (and stops sampling when they
+    take every core); its checks, and a candidate that fails them, leave sampling as for a serial one."""
+
+    class Recording(FakeBackend):
+        told: list[tuple[bool, int]] = []
+
+        def verifier_busy(self, busy: bool, *, threads: int = 1) -> None:
+            self.told.append((busy, threads))
+
+    parallel = FAST.replace("    for (int i = 0;", "#pragma omp parallel for\n    for (int i = 0;", 1)
+    backend = Recording(replies(tmp_path, [fenced(parallel), fenced(WRONG)]), FakeOptions())
+    _, finished = run(OptimizeRequest(path=row_sums, function="row_sums", mode="openmp", samples=2),
+                      settings_for(tmp_path / "replies.json", threads=2), backend=backend)
+    statuses = [c.verdict.status for c in finished.candidates]
+    assert statuses[1] is Status.INCORRECT and statuses[0] is not Status.INCORRECT, finished.summary
+    assert backend.told == [(True, 1), (True, 2), (False, 2), (False, 1),  # the parallel one, timed
+                             (True, 1), (False, 1)]  # the wrong one: never timed
