@@ -214,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
                     "total_s": round(total, 1), "summary": finished.summary,
                     "round1_end_s": round(round1_end if round1_end is not None else total, 1),
                     "round1_first_verified_s": round(first_verified_round1, 1) if first_verified_round1 else None,
+                    # each verdict in full (its timing sessions, sizes and phases), to explain a run afterwards
+                    "verdicts": [c.verdict.to_dict() for c in finished.candidates],
                 }
                 stats = getattr(backend, "last_stats", None)
                 if stats is not None:
