@@ -16,7 +16,9 @@ With rounds on, each job's first round is also reported on its own
 (``rounds_on_first_round``): it is exactly the job that rounds off would have
 run on the same samples (the first round is the same code with the same
 prompt and seed), ending when the first round ended, so ``--rounds on`` alone
-gives a paired comparison at half the cost.
+gives a paired comparison at half the cost. Every row keeps its verdicts in
+full (``verdicts``: the timing sessions with their sizes, the phases), so a
+surprising verdict can be explained after the run.
 
     .venv/bin/python benchmarks/optimize_bench.py [--model NAME] [--samples 4] [--only row_sums,matmul]
         [--mode auto|serial|openmp|both] [--rounds off,on] [--set KEY=VALUE ...] [--save-raw DIR] [--json out.json]
