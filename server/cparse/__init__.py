@@ -14,7 +14,7 @@ from ._body import LoopRange, column_expressions, global_writes, index_expressio
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
 from ._records import Record, record_layout
-from ._scope import FileScopeDeclaration, body_span, file_scope_declarations, parameter_names
+from ._scope import FileScopeDeclaration, body_span, file_scope_declarations
 from ._tree import first_error_line, language_for, node_text, parse, walk
 from ._types import container_of, is_float_type, is_integer_type, vector_element
 
@@ -41,7 +41,6 @@ __all__ = [
     "local_definitions",
     "loop_ranges",
     "node_text",
-    "parameter_names",
     "parse",
     "parse_annotations",
     "record_layout",

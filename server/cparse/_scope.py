@@ -1,10 +1,10 @@
-"""What a piece of code declares at file scope besides functions: variables, types, and the bodies of functions."""
+"""What a piece of code declares at file scope besides functions (variables, types); a definition's body."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from ._tree import node_text, parse
+from ._tree import definitions, node_text, parse
 
 # Declarator wrappers between a declaration and the name it declares.
 _WRAPPERS = frozenset({
@@ -81,37 +81,12 @@ def file_scope_declarations(text: str, language: str) -> list[FileScopeDeclarati
     return out
 
 
-def parameter_names(function_text: str, language: str) -> list[str]:
-    """The names of a function definition's parameters, in order (unnamed ones left out)."""
-    root = parse(function_text, language).root_node
-    for node in root.children:
-        if node.type == "template_declaration":
-            node = next((c for c in node.named_children if c.type == "function_definition"), node)
-        if node.type != "function_definition":
-            continue
-        declarator = node.child_by_field_name("declarator")
-        while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_name("declarator")
-        if declarator is None:
-            return []
-        params = declarator.child_by_field_name("parameters")
-        names = [_declared_name(p.child_by_field_name("declarator")) for p in (params.named_children if params else [])
-                 if p.child_by_field_name("declarator") is not None]
-        return [n for n in names if n]
-    return []
-
-
 def body_span(function_text: str, language: str) -> tuple[str, str] | None:
     """A function definition's text split before its body's ``{``: (header, body); None if it is not one."""
-    root = parse(function_text, language).root_node
-    for node in root.children:
-        if node.type == "template_declaration":
-            node = next((c for c in node.named_children if c.type == "function_definition"), node)
-        if node.type == "function_definition":
-            body = node.child_by_field_name("body")
-            if body is None:
-                return None
-            source = function_text.encode("utf-8")
-            return (source[:body.start_byte].decode("utf-8", "replace"),
-                    source[body.start_byte:].decode("utf-8", "replace"))
-    return None
+    node = next(definitions(parse(function_text, language).root_node), None)
+    body = node.child_by_field_name("body") if node is not None else None
+    if body is None:
+        return None
+    source = function_text.encode("utf-8")
+    return (source[:body.start_byte].decode("utf-8", "replace"),
+            source[body.start_byte:].decode("utf-8", "replace"))

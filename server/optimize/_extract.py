@@ -95,6 +95,7 @@ class FunctionLike(Protocol):
     text: str
     context: str
     signature: str
+    params: list[cparse.Param]
 
 
 @dataclass
@@ -256,8 +257,7 @@ def _as_body(block: str, function: FunctionLike) -> str | None:
     if split is None or ";" not in strip_comments(body):
         return None
     original, words = strip_comments(split[1]), set(WORD.findall(strip_comments(body)))
-    parameters = cparse.parameter_names(function.text, function.language)
-    if any(p not in words for p in parameters if re.search(rf"\b{re.escape(p)}\b", original)):
+    if any(p.name not in words for p in function.params if re.search(rf"\b{re.escape(p.name)}\b", original)):
         return None
     if re.search(r"\breturn\s*[^;\s]", original) and "return" not in words:
         return None
@@ -276,21 +276,19 @@ def _as_body(block: str, function: FunctionLike) -> str | None:
     return code
 
 
-def _file_scope_names(text: str, language: str) -> set[str]:
+def _file_scope_declarations(text: str, language: str) -> list[cparse.FileScopeDeclaration]:
     try:
-        return {name for d in cparse.file_scope_declarations(text, language) for name in d.names}
+        return cparse.file_scope_declarations(text, language)
     except Exception:  # a tree-sitter failure on garbage declares nothing
-        return set()
+        return []
 
 
 def _declarations_used(block: str, code: str, language: str, have: str) -> tuple[list[str], bool]:
     """The block's file-scope variables and types that ``code`` uses (directly or through each other)
     and the file does not declare, in the block's order; and whether any used one was the file's own."""
-    try:
-        declarations = cparse.file_scope_declarations(block, language)
-    except Exception:  # a tree-sitter failure on garbage declares nothing
-        return [], False
-    theirs = _file_scope_names(have, language) | {m.group(1) for m in DEFINE.finditer(have)}
+    declarations = _file_scope_declarations(block, language)
+    theirs = {name for d in _file_scope_declarations(have, language) for name in d.names}
+    theirs |= {m.group(1) for m in DEFINE.finditer(have)}
     words = set(WORD.findall(strip_comments(code)))
     kept: list[cparse.FileScopeDeclaration] = []
     while True:

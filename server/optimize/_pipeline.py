@@ -136,9 +136,11 @@ def run_optimize(
     job_cancel = threading.Event()
     events: queue.Queue[_workers.WorkerEvent] = queue.Queue()
     jobs: queue.Queue[tuple[int, str] | None] = queue.Queue()
+    # a parallel candidate is timed on its threads' cores: the backend is told, and makes room
+    parallel_timing = (lambda: _workers.timing_threads(slot, verifier.threads)) if mode == "openmp" else None
     verifier = FunctionVerifier(target.text, target.language, info, mode=mode, settings=settings,
                                 source_path=request.path, cancel=job_cancel,
-                                progress=lambda m: events.put(_workers.Note(m)))
+                                progress=lambda m: events.put(_workers.Note(m)), timing_guard=parallel_timing)
     book = CandidateBook(info, target.text, mode, threads, on_complete=record)
     sampler = threading.Thread(target=_workers.sample, name="perfalign-sample", daemon=True,
                                args=(slot, settings, request.model, messages, n, params, job_cancel, events))

@@ -132,8 +132,6 @@ def verify(verifier: FunctionVerifier, slot: ModelSlot, jobs: queue.Queue[tuple[
     events.put(Prepared(failure))
     if failure is not None:
         return
-    if verifier.mode == "openmp":  # a parallel candidate is timed on its threads' cores: sampling makes room
-        verifier.timing_guard = lambda: _timing_threads(slot, verifier.threads)
     while (job := jobs.get()) is not None:
         index, code = job
         backend = slot.backend  # loaded by the sampler before any candidate exists
@@ -153,7 +151,7 @@ def verify(verifier: FunctionVerifier, slot: ModelSlot, jobs: queue.Queue[tuple[
 
 
 @contextmanager
-def _timing_threads(slot: ModelSlot, threads: int) -> Iterator[None]:
+def timing_threads(slot: ModelSlot, threads: int) -> Iterator[None]:
     """While a parallel candidate is timed: the backend knows it runs ``threads`` threads (and may stop sampling)."""
     backend = slot.backend
     if backend is None:
