@@ -238,3 +238,34 @@ def test_a_parallel_candidate_is_timed_with_the_backend_told_its_threads(tmp_pat
     assert statuses[1] is Status.INCORRECT and statuses[0] is not Status.INCORRECT, finished.summary
     assert backend.told == [(True, 1), (True, 2), (False, 2), (False, 1),  # the parallel one, timed
                              (True, 1), (False, 1)]  # the wrong one: never timed
+
+
+def test_file_scope_state_a_reply_declares_is_kept_and_a_result_cached_in_it_is_never_faster(
+        tmp_path: Path, row_sums: Path) -> None:
+    """Extraction keeps the reply's file-scope variables, so a rewrite that answers later calls from its first
+    call's results reaches the verifier whole, and the checker catches it."""
+    memo = """static int calls_ = 0;
+static double memo_[4096];
+
+void row_sums(const double *a, double *sums, int n) {
+    if (calls_++ > 0 && n <= 4096) {
+        for (int i = 0; i < n; i++)
+            sums[i] = memo_[i];
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n; j++)
+            s += a[i * n + j];
+        sums[i] = s;
+        if (n <= 4096)
+            memo_[i] = s;
+    }
+}"""
+    backend = FakeBackend(replies(tmp_path, [fenced(memo)]), FakeOptions())
+    _, finished = run(OptimizeRequest(path=row_sums, function="row_sums", samples=1),
+                      settings_for(tmp_path / "replies.json", feedback_rounds=0), backend=backend)
+    [candidate] = finished.candidates
+    assert "static double memo_[4096];" in candidate.code
+    assert candidate.verdict.status is Status.INCORRECT, candidate.verdict.detail
+    assert not finished.suggestions
