@@ -48,7 +48,9 @@ class Verdict:
     (``baseline`` and ``candidate``: the exponents of time against size on
     log-log axes), ``headline`` (``size``, ``speedup`` and ``target``: whether
     it is the size the user gave), ``cost_s`` and ``note``; None when not
-    measured.
+    measured. ``example``, for an ``incorrect`` candidate that failed on a small
+    case: that call written out, its inputs and both sides' differing outputs
+    ("" otherwise).
     """
 
     status: Status
@@ -69,6 +71,7 @@ class Verdict:
     one_thread_speedup: float | None = None
     sessions: list[dict[str, Any]] = field(default_factory=list)
     scaling: dict[str, Any] | None = None
+    example: str = ""
 
     @property
     def verified(self) -> bool:

@@ -143,6 +143,9 @@ class SelfPlayConfig:
     eval_percent: int = opt(10, "Share of functions marked as eval split (by function hash).")
     seed: int = opt(0, "Sampling seed (each round and function derives a fresh one from it).")
     rounds: int = opt(1, "Rounds over the corpus, each with fresh seeds; a rerun resumes an interrupted one.")
+    repairs: int = opt(0, "Feedback turns per function and round: this many failed samples (compile error, wrong "
+                          "result, crash, no whole function) are each shown what went wrong, as the server's feedback "
+                          "rounds do, and answer once; an answer that fixes one is a repair pair (0: none).")
     time_limit_s: float = opt(0.0, "Start no function after this many seconds (0: no limit); the same command "
                                    "goes on where it stopped.")
 

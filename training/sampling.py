@@ -27,6 +27,9 @@ class Sampler(Protocol):
 
     def generate(self, messages: Messages, n: int, *, max_tokens: int, temperature: float, seed: int) -> list[str]: ...
 
+    def generate_turns(self, turns: list[Messages], seeds: list[int], *, max_tokens: int,
+                       temperature: float) -> list[str]: ...
+
     def close(self) -> None: ...
 
 
@@ -40,6 +43,14 @@ class LlamaCppSampler:
 
         params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=0.95, seed=seed)
         return list(self.backend.generate(messages, n, params))
+
+    def generate_turns(self, turns: list[Messages], seeds: list[int], *, max_tokens: int,
+                       temperature: float) -> list[str]:
+        """One answer to each conversation, all in one batch (their shared prefix read once)."""
+        from perfalign.server.backends import SamplingParams
+
+        params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=0.95, seed=seeds[0] if seeds else 0)
+        return list(self.backend.generate_turns(turns, params, seeds))
 
     def close(self) -> None:
         self.backend.close()
@@ -75,6 +86,12 @@ class TransformersSampler:
             start = ids["input_ids"].shape[1]
             texts += self.tokenizer.batch_decode(out[:, start:], skip_special_tokens=True)
         return texts
+
+    def generate_turns(self, turns: list[Messages], seeds: list[int], *, max_tokens: int,
+                       temperature: float) -> list[str]:
+        """One answer to each conversation, one after another."""
+        return [self.generate(messages, 1, max_tokens=max_tokens, temperature=temperature, seed=seed)[0]
+                for messages, seed in zip(turns, seeds, strict=True)]
 
     def close(self) -> None:
         self.model = None

@@ -9,7 +9,12 @@ export format so the trainers read both alike:
 * ``pairs.jsonl`` — DPO pairs; ``reward.jsonl`` — reward-model pairs;
 * ``sft.jsonl`` — every distinct verified-faster rewrite per function (fastest first);
 * ``rl.jsonl`` — one RL prompt per function and mode (with its compilable source);
-* ``candidates.jsonl`` — every candidate with its verdict, for review.
+* ``repair.jsonl`` — with ``--repairs N``: failed → fixed pairs, as ``prefs export`` writes them. Up to N
+  failed samples of a function (compile error, wrong result, crash, no whole function) are each shown what
+  went wrong in the server's own repair turn and answer once; an answer that passes every check is chosen
+  over the sample it repairs, with the feedback conversation as the prompt. The answers are candidates like
+  the samples (an answer verified faster is an SFT row and takes part in the pair rules);
+* ``candidates.jsonl`` — every candidate with its verdict, for review (an answer names its ``parent``).
 
 The default corpus (``perfalign/training/corpus``) is kept apart from the
 project's ``examples/``, which serve as the held-out evaluation set. With a
@@ -32,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from perfalign.server.errors import PerfalignError
-from perfalign.server.verdict import Status, Verdict
+from perfalign.server.verdict import TIMED, Status, Verdict
 from perfalign.training.config import SelfPlayConfig
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -63,6 +68,9 @@ class Scored:
     raw: str
     verdict: Verdict
     reference: bool = False  # the manifest's reference rewrite, not a sample
+    # An answer to a feedback turn: the candidate (an index among the function's scored) it answers, and the turn.
+    parent: int | None = None
+    turn: Any = None  # server.optimize.FeedbackTurn
 
 
 @dataclass
@@ -80,14 +88,20 @@ class SelfPlayResult:
     files: dict[str, str] = field(default_factory=dict)
     rounds: int = 1
     resumed: int = 0  # functions (per round and mode) an earlier run had finished
+    repairs: int = 0  # answers to feedback turns (counted among the candidates too)
+    repaired: int = 0  # ... that passed every check (timed: faster, not significant or slower)
+    repair_pairs: int = 0
 
     def summary(self) -> str:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items()))
         skipped = f"; skipped {len(self.skipped)}: {'; '.join(self.skipped[:3])}" if self.skipped else ""
         resumed = f" ({self.resumed} done by an earlier run)" if self.resumed else ""
         rounds = f" in {self.rounds} rounds" if self.rounds > 1 else ""
+        repairs = (f"; {self.repaired} of {self.repairs} repairs passed every check -> {self.repair_pairs} repair "
+                   f"pairs" if self.repairs else "")
         return (
-            f"{self.functions} functions{rounds}{resumed}, {self.candidates} candidates ({statuses}) -> {self.pairs} DPO pairs, "
+            f"{self.functions} functions{rounds}{resumed}, {self.candidates} candidates ({statuses}){repairs} -> "
+            f"{self.pairs} DPO pairs, "
             f"{self.reward_pairs} reward pairs, {self.sft_rows} SFT rows, {self.rl_rows} RL prompts in "
             f"{self.seconds:.0f} s; written to {self.output.parent}{skipped}"
         )
@@ -190,6 +204,10 @@ def _stored(scored: list[Scored], request_id: str, model: str) -> list[Any]:
                 code_hash=hashlib.sha256(s.code.encode()).hexdigest(),
                 diff="",
                 verdict=s.verdict,
+                round=1 if s.turn is None else 2,
+                parent_id=None if s.parent is None else f"{request_id}-{s.parent}",
+                round_kind=None if s.turn is None else s.turn.kind,
+                round_feedback="" if s.turn is None else s.turn.text,
             )
         )
     return out
@@ -199,7 +217,7 @@ def rows_for(
     task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], model: str, eval_percent: int, threads: int
 ) -> dict[str, list[dict[str, Any]]]:
     """The pair, reward, SFT, RL and candidate rows for one function and mode."""
-    from perfalign.server.store import assistant, dpo_pairs, good_rewrites, reward_pairs, split_for
+    from perfalign.server.store import assistant, dpo_pairs, good_rewrites, repair_pairs, reward_pairs, split_for
 
     key = function_key_for(task)
     split = "train" if task.mode else split_for(key, eval_percent)  # a manifest's train rows are training data
@@ -246,9 +264,33 @@ def rows_for(
         }
         pairs.append(row)
         reward.append(row)
+    by_id = {c.id: (c, scored[i]) for i, c in enumerate(stored)}
+    repairs = []
+    for p in repair_pairs(stored):
+        turn = by_id[p.chosen.id][1].turn
+        chosen = assistant(p.chosen.code, task.language)
+        repairs.append({
+            "prompt": turn.messages,  # the first prompt, the failed candidate as the answer, then the feedback
+            "chosen": chosen,
+            "rejected": assistant(p.rejected.code, task.language),
+            "messages": [*turn.messages, *chosen],
+            "kind": turn.kind,
+            "feedback": turn.text,
+            "chosen_status": p.chosen.status,
+            "rejected_status": p.rejected.status,
+            "chosen_speedup": p.chosen.verdict.speedup,
+            "rejected_speedup": p.rejected.verdict.speedup,
+            "margin": p.margin,
+            "function_key": key,
+            "mode": mode,
+            "split": split,
+            "source_file": task.path.name,
+            "model": model,
+        })
     return {
         "pairs": pairs,
         "reward": reward,
+        "repair": repairs,
         "sft": [
             {
                 "messages": messages + assistant(good.code, task.language),
@@ -280,6 +322,8 @@ def rows_for(
                 "code": s.code,
                 "raw_output": s.raw,
                 "model": REFERENCE_MODEL if s.reference else model,
+                "parent": s.parent,
+                "feedback": None if s.turn is None else s.turn.kind,
                 **s.verdict.to_dict(),
             }
             for s in scored
@@ -287,41 +331,97 @@ def rows_for(
     }
 
 
-def verify_all(task: Task, mode: str, codes: list[str], reasons: list[str], settings: Any,
-               workers: int) -> list[Verdict] | Verdict:
-    """Verdicts for ``codes`` from one prepared verifier (the original is built once), or the failure that stops
-    the original being harnessed. ``reasons`` says why an empty code has none (the extractor's words, e.g. the
-    original returned unchanged)."""
-    from concurrent.futures import ThreadPoolExecutor
+class FunctionVerdicts:
+    """One function's prepared verifier, kept open while its candidates come in: the samples, then the answers to
+    their feedback turns, all judged against the same prepared original (one calibration, one problem size)."""
 
-    from perfalign.server.verify import FunctionVerifier
-    from perfalign.training.rewards import no_code_verdict
+    def __init__(self, task: Task, mode: str, settings: Any, workers: int) -> None:
+        self.task, self.mode, self.settings, self.workers = task, mode, settings, workers
+        self._verifier: Any = None
+        self._failure: Verdict | None = None
 
-    with FunctionVerifier(task.source, task.language, task.info.name, mode=mode, settings=settings,
-                          source_path=task.path) as verifier:
-        failure = verifier.prepare()
-        if failure is not None:
-            return failure
+    def verify(self, codes: list[str], reasons: list[str]) -> list[Verdict] | Verdict:
+        """Verdicts for ``codes``, or the failure that stops the original being harnessed. ``reasons`` says why an
+        empty code has none (the extractor's words, e.g. the original returned unchanged)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from perfalign.server.verify import FunctionVerifier
+        from perfalign.training.rewards import no_code_verdict
+
+        if self._verifier is None and self._failure is None:
+            verifier = FunctionVerifier(self.task.source, self.task.language, self.task.info.name, mode=self.mode,
+                                        settings=self.settings, source_path=self.task.path)
+            self._failure = verifier.prepare()
+            if self._failure is None:
+                self._verifier = verifier
+            else:
+                verifier.close()
+        if self._failure is not None:
+            return self._failure
 
         def one(code: str, reason: str) -> Verdict:
             if not code.strip():
                 return no_code_verdict(reason)
-            return verifier.verify(code)
+            return self._verifier.verify(code)
 
         # Candidates timed on every thread one at a time: two at once would take each other's cores.
-        with ThreadPoolExecutor(max_workers=1 if exclusive_timing(mode) else max(1, workers)) as pool:
+        with ThreadPoolExecutor(max_workers=1 if exclusive_timing(self.mode) else max(1, self.workers)) as pool:
             return list(pool.map(one, codes, reasons))
+
+    def close(self) -> None:
+        if self._verifier is not None:
+            self._verifier.close()
+            self._verifier = None
+
+
+def verify_all(task: Task, mode: str, codes: list[str], reasons: list[str], settings: Any,
+               workers: int) -> list[Verdict] | Verdict:
+    """Verdicts for ``codes`` from one prepared verifier (the original is built once), or the failure that stops
+    the original being harnessed (see :class:`FunctionVerdicts`)."""
+    verdicts = FunctionVerdicts(task, mode, settings, workers)
+    try:
+        return verdicts.verify(codes, reasons)
+    finally:
+        verdicts.close()
+
+
+def feedback_turns(task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], settings: Any,
+                   limit: int) -> list[tuple[int, Any]]:
+    """Up to ``limit`` (index, turn) pairs: the server's repair turn for each failed sample, one per distinct code.
+
+    Only repairs: an improvement turn asks for speed the first round did not find, and its answer is judged by
+    the same verdicts as any sample.
+    """
+    from perfalign.server.optimize import build_feedback
+
+    turns: list[tuple[int, Any]] = []
+    seen: set[str] = set()
+    for index, item in enumerate(scored):
+        if len(turns) >= limit or item.reference or item.turn is not None:
+            continue
+        # a reply with no whole function is sent back as the server sends it (its verdict there: no usable code)
+        verdict = item.verdict if item.code.strip() else Verdict(Status.COMPILE_ERROR, detail=f"no usable code: "
+                                                                 f"{item.verdict.detail.split(': ', 1)[-1]}")
+        turn = build_feedback(messages, task.info, mode, settings, item.code, verdict, raw=item.raw)
+        key = " ".join((item.code or item.raw).split())
+        if turn is None or turn.kind != "repair" or key in seen:
+            continue
+        seen.add(key)
+        turns.append((index, turn))
+    return turns
 
 
 RUN_FILE = "selfplay-run.json"
 DONE_FILE = "done.jsonl"
 _RESUME_KEYS = ("base", "adapter", "engine", "corpus", "manifest", "modes", "samples", "temperature", "max_tokens",
-                "seed", "rounds", "eval_percent")
+                "seed", "rounds", "eval_percent", "repairs")
+_RESUME_DEFAULTS = {"repairs": 0}  # keys added later: what a header written before them meant
 
 
 @dataclass
 class _Job:
-    """One function and mode of one round: sampled, its verification running in the background."""
+    """One function and mode of one round: sampled, its verification running in the background; then, with
+    feedback turns, the answers to them sampled and verified by the same prepared verifier."""
 
     round: int
     item: Task
@@ -330,7 +430,12 @@ class _Job:
     raws: list[str]
     codes: list[str]
     extra: list[str]
-    verdicts: Any  # a Future of the verdicts
+    verifying: FunctionVerdicts
+    verdicts: Any  # a Future of the samples' (and reference's) verdicts
+    scored: list[Scored] = field(default_factory=list)
+    answers: list[Scored] = field(default_factory=list)  # the feedback turns' answers, verdicts still to come
+    answer_verdicts: Any = None  # a Future of the answers' verdicts; None when no turn was asked
+    asked: bool = False  # the feedback turns were planned (and sampled, when there were any)
 
 
 def exclusive_timing(mode: str) -> bool:
@@ -356,7 +461,7 @@ def _resume_state(folder: Path, config: SelfPlayConfig) -> set[tuple[int, str, s
     if not header.is_file() or not done.is_file():
         return set()
     earlier = json.loads(header.read_text())
-    if any(earlier.get(k) != getattr(config, k) for k in _RESUME_KEYS if k != "rounds"):
+    if any(earlier.get(k, _RESUME_DEFAULTS.get(k)) != getattr(config, k) for k in _RESUME_KEYS if k != "rounds"):
         return set()
     from perfalign.training.data import read_jsonl
 
@@ -398,7 +503,7 @@ def run(
     work = interleave_families(list(manifest_tasks(config.manifest, "train"))) if config.manifest \
         else list(tasks(config.corpus))
     names = {"pairs": output, "reward": folder / "reward.jsonl", "sft": folder / "sft.jsonl", "rl": folder / "rl.jsonl",
-             "candidates": folder / "candidates.jsonl"}
+             "repair": folder / "repair.jsonl", "candidates": folder / "candidates.jsonl"}
     folder.mkdir(parents=True, exist_ok=True)
     done = _resume_state(folder, config)
     result.resumed = len(done)
@@ -414,18 +519,55 @@ def run(
     counts = {k: 0 for k in names}
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-selfplay-verify")
 
-    def finish(job: _Job) -> None:
+    def scored_samples(job: _Job) -> list[Scored]:
         verdicts = job.verdicts.result()
         if isinstance(verdicts, Verdict):  # the original could not be harnessed: every candidate shares its verdict
             verdicts = [verdicts] * (len(job.codes) + len(job.extra))
         codes = job.codes
         scored = [Scored(c, r, v) for c, r, v in zip(codes, job.raws, verdicts, strict=False)]
         scored += [Scored(c, "", v, reference=True) for c, v in zip(job.extra, verdicts[len(codes):], strict=True)]
-        for v in verdicts[: len(codes)]:  # the samples' verdicts; the reference is not the model's
-            result.statuses[v.status.value] = result.statuses.get(v.status.value, 0) + 1
-        result.candidates += len(codes)
+        return scored
+
+    def ask(job: _Job) -> None:
+        """The samples' verdicts are in: sample one answer to each feedback turn, and verify them in the background."""
+        job.scored = scored_samples(job)
+        harnessed = not isinstance(job.verdicts.result(), Verdict)
+        turns = feedback_turns(job.item, job.mode, job.messages, job.scored, settings, config.repairs) \
+            if config.repairs and harnessed else []
+        if not turns:
+            job.asked = True
+            return
+        progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: repairing {len(turns)}")
+        base = seed_for(job.item, job.mode, job.round, config.seed) + 104_729
+        answers = sampler.generate_turns([turn.messages for _, turn in turns], [base + i for i in range(len(turns))],
+                                         max_tokens=config.max_tokens, temperature=config.temperature)
+        extracted = [extract_with_reason(raw, job.item.info, job.item.source) for raw in answers]
+        job.answers = [Scored(code, raw, Verdict(Status.UNSUPPORTED), parent=index, turn=turn)
+                       for (index, turn), raw, (code, _) in zip(turns, answers, extracted, strict=True)]
+        job.answer_verdicts = pool.submit(job.verifying.verify, [c for c, _ in extracted], [r for _, r in extracted])
+        job.asked = True
+
+    def finish(job: _Job) -> None:
+        """Every verdict of the function is in: write its rows and mark it done."""
+        if not job.asked:
+            ask(job)
+        try:
+            if job.answer_verdicts is not None:
+                verdicts = job.answer_verdicts.result()
+                for answer, verdict in zip(job.answers, [verdicts] * len(job.answers) if isinstance(verdicts, Verdict)
+                                           else verdicts, strict=True):
+                    answer.verdict = verdict
+        finally:
+            job.verifying.close()
+        scored = job.scored + job.answers
+        samples = [s for s in scored if not s.reference]  # the reference is not the model's
+        for s in samples:
+            result.statuses[s.verdict.status.value] = result.statuses.get(s.verdict.status.value, 0) + 1
+        result.candidates += len(samples)
+        result.repairs += len(job.answers)
+        result.repaired += sum(1 for a in job.answers if a.verdict.status in TIMED)
         progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: "
-                 f"{', '.join(v.status.value for v in verdicts)}")
+                 f"{', '.join(s.verdict.status.value for s in scored)}")
         rows_by_kind = rows_for(job.item, job.mode, job.messages, scored, sampler.name, config.eval_percent,
                                 config.threads)
         for kind, rows in rows_by_kind.items():
@@ -437,8 +579,22 @@ def run(
         done_handle.write(json.dumps({"round": job.round, "function_key": key, "mode": job.mode}) + "\n")
         done_handle.flush()
 
-    pending: _Job | None = None
+    # Functions in flight, oldest first. A function's samples are verified while the next one is sampled; its
+    # feedback turns are sampled after that, while the next one's samples are verified, so the model and the
+    # verifier rarely wait for each other. An OpenMP function is verified with nothing sampled meanwhile.
+    queue: list[_Job] = []
     stopped = False
+
+    def advance(keep: int) -> None:
+        """Move the oldest functions on until at most ``keep`` are in flight (``keep`` 1: the newest stays)."""
+        while len(queue) > keep:
+            head = queue[0]
+            if not head.asked and keep and config.repairs:
+                ask(head)  # its answers are verified while the next function is sampled
+                if head.answer_verdicts is not None and not exclusive_timing(head.mode):
+                    return
+            finish(queue.pop(0))
+
     try:
         for round_index in range(config.rounds):
             if stopped:
@@ -471,21 +627,27 @@ def run(
                     codes = [code for code, _ in extracted]
                     extra = [item.reference] if item.reference else []
                     reasons = [why for _, why in extracted] + [""] * len(extra)
-                    future = pool.submit(verify_all, item, mode, codes + extra, reasons, settings,
-                                         config.verify_workers)
-                    job = _Job(round_index, item, mode, messages, list(raws), codes, extra, future)
-                    if pending is not None:
-                        finish(pending)  # the last function's verdicts, verified while this one was sampled
-                    pending = job
                     if exclusive_timing(mode):
-                        finish(job)
-                        pending = None
+                        advance(0)  # nothing of another function is sampled or verified while this one is timed
+                    verifying = FunctionVerdicts(item, mode, settings, config.verify_workers)
+                    job = _Job(round_index, item, mode, messages, list(raws), codes, extra, verifying,
+                               pool.submit(verifying.verify, codes + extra, reasons))
+                    queue.append(job)
+                    advance(0 if exclusive_timing(mode) else 1)
+        advance(0)
     finally:
-        if pending is not None:  # keep what was verified, even when sampling stopped with an error
+        # Keep what was verified, even when sampling stopped with an error. A function whose feedback turns were
+        # not sampled yet is left for a rerun to redo whole.
+        for job in queue:
             try:
-                finish(pending)
+                if job.asked or not config.repairs:
+                    if not job.asked:
+                        job.scored, job.asked = scored_samples(job), True
+                    finish(job)
             except Exception:  # noqa: BLE001 - its verification failed too: a rerun redoes that function
                 pass
+            finally:
+                job.verifying.close()
         pool.shutdown(wait=True, cancel_futures=True)
         for handle in [*handles.values(), done_handle]:
             handle.close()
@@ -495,6 +657,7 @@ def run(
     result.files = {kind: str(path) for kind, path in names.items()}
     result.pairs, result.reward_pairs = counts["pairs"], counts["reward"]
     result.sft_rows, result.rl_rows = counts["sft"], counts["rl"]
+    result.repair_pairs = counts["repair"]
     result.seconds = time.monotonic() - start
     return result
 

@@ -201,6 +201,8 @@ def _verdict_lines(c: StoredCandidate) -> list[str]:
     lines.append(f"threads: {v.threads}" + (f"  problem size: {v.problem_size}" if v.problem_size else ""))
     if v.detail:
         lines.append(f"detail: {v.detail}")
+    if v.example:
+        lines.append(f"failing call: {v.example}")
     return lines
 
 

@@ -91,6 +91,8 @@ def _print_human(verdict: Verdict, function: str) -> None:
     console = Console(highlight=False)
     style = STATUS_STYLE.get(verdict.status, "bold red")
     console.print(f"[{style}]{verdict.status.value}[/{style}]  {escape(function)}: {escape(verdict.detail)}")
+    if verdict.example:
+        console.print(escape(verdict.example))
     if verdict.speedup is None:
         if verdict.flags:
             console.print(f"[dim]flags[/dim] {escape(' '.join(verdict.flags))}")

@@ -17,7 +17,7 @@ from ..settings import Settings
 from ..verdict import Status, Verdict
 
 PROMPT_VERSION = "2026-11-30.2"
-FEEDBACK_PROMPT_VERSION = "feedback-2026-12-05.2"
+FEEDBACK_PROMPT_VERSION = "feedback-2026-12-05.3"
 MODES = ("serial", "openmp")
 # Sampling stops at a closing fence followed by a blank line: the explanation models
 # write after the code costs time and is never used.
@@ -181,6 +181,9 @@ HINTS = (
          message=r"array subscript is not an integer|subscripted value is neither"),
 )
 
+# A small failing case, written out by the verifier (the call, its inputs and both sides' outputs).
+EXAMPLE = "The call where they differ:\n```\n{example}\n```"
+
 # A reply with no whole function in it (a loop, a fragment, only the changed lines).
 NO_CODE = (
     "Your reply does not hold a complete `{name}` function that can replace the original ({detail}). Write the "
@@ -258,8 +261,10 @@ def build_feedback(first_messages: list[dict[str, str]], function_info: Function
         detail = _short(verdict.detail.removeprefix("no usable code: "))
         parts = [NO_CODE.format(detail=detail, **fields), REPAIR_ASK.format(goal="", **fields)]
     elif kind == "repair":
-        detail = _short(verdict.detail)
+        detail = _short(_without_seed(verdict.detail))
         parts = [REPAIR[verdict.status].format(detail=detail, **fields)]
+        if verdict.status is Status.INCORRECT and verdict.example:
+            parts.append(EXAMPLE.format(example=verdict.example))
         hint = _hint(detail, code) if verdict.status is Status.COMPILE_ERROR else None
         if hint:
             parts.append(hint)
@@ -275,6 +280,11 @@ def build_feedback(first_messages: list[dict[str, str]], function_info: Function
     else:
         answer = {"role": "assistant", "content": f"```{fields['fence']}\n{code.strip()}\n```"}
     return FeedbackTurn(kind, text, [*first_messages, answer, {"role": "user", "content": text}])
+
+
+def _without_seed(detail: str) -> str:
+    """A checker's message without the case's seed, which tells the model nothing."""
+    return re.sub(r", seed -?\d+(?=\))", "", detail)
 
 
 def _short(detail: str, limit: int = 400) -> str:

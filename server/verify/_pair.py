@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._cases import Case
+from ._example import EXAMPLE_ELEMENTS, failing_call
 from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, number_at, results,
                        returned_difference, same_bytes)
 from ._plan import HarnessPlan, Kind, ReturnKind
@@ -40,6 +41,7 @@ class Outcome:
 
     kind: str
     detail: str
+    example: str = ""  # for a wrong result on a small case: the call written out (see ``_example``)
 
 
 @dataclass
@@ -206,7 +208,8 @@ class Pair:
                     got = self.results(self.candidate, layout, counts, timeout)
                     wrong = self.difference(expected, got, case, counts, repeated=run > 0)
                     if wrong:
-                        return Outcome("incorrect", wrong + at)
+                        return Outcome("incorrect", wrong + at,
+                                       self.written_out(case, counts, layout, alias_of, expected, got, t, timeout))
                 except WorkerFailure as failure:
                     if self._by_original(failure):
                         return self._original_failed(failure, case)
@@ -226,6 +229,23 @@ class Pair:
         for worker in (self.original, self.candidate):
             worker.call_done(timeout)
         return self.results(self.original, layout, counts, timeout).copy()
+
+    def written_out(self, case: Case, counts: list[int], layout: Layout, alias_of: list[int], expected: Results,
+                    got: Results, threads: int, timeout: float) -> str:
+        """A small failing case as a call with its inputs and both sides' outputs; "" for a larger one.
+
+        The inputs are read from the original's side, set up again with the case (the candidate's buffers
+        may have been changed by its call, and nothing the candidate's side holds is trusted).
+        """
+        if max(counts, default=0) > EXAMPLE_ELEMENTS:
+            return ""
+        got = got.copy()
+        try:
+            self.setup(self.original, case, counts, layout, alias_of, timeout)
+            inputs = self.results(self.original, layout, counts, timeout)
+            return failing_call(self.plan, self.iface, case, inputs, self.original.scalars, expected, got, threads)
+        except WorkerFailure:
+            return ""
 
     def difference(self, expected: Results, got: Results, case: Case, counts: list[int], *, repeated: bool = False,
                    timed: bool = False) -> str | None:

@@ -484,7 +484,7 @@ class FunctionVerifier:
         detail = outcome.detail
         if outcome.kind == "timeout" and self._prepared is not None:
             detail += f" (the original takes {self._prepared.baseline_ms:.1f} ms at the largest size)"
-        return self.runner.verdict(status, detail)
+        return self.runner.verdict(status, detail, example=outcome.example)
 
     def _screen(self, code: str, info: FunctionInfo) -> None:
         reason = screen(code, info.text, self.language)

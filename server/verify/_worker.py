@@ -231,6 +231,7 @@ class Worker:
     shm_size: int = 0
     stopped: bool = False
     locked: bool = False  # started with PF_LOCKDOWN: its seccomp filter must be in place by its first answer
+    scalars: list[tuple[int, float]] = field(default_factory=list)  # the last case's drawn scalars (int, real)
     _stamp_ns: int | None = None  # when the worker sent the last packet read (the kernel's stamp, CLOCK_REALTIME)
     _map: mmap.mmap | None = None
     _buffer: bytes = field(default=b"", repr=False)
@@ -400,9 +401,19 @@ class Worker:
                                            shm_size=self.shm_size))
 
     def setup_done(self, n: int, timeout: float) -> list[tuple[int, int]]:
-        """The reply to :meth:`send_setup`: each array's address range."""
+        """The reply to :meth:`send_setup`: each array's address range.
+
+        The scalars the worker drew for the case follow the ranges (an integer and a real for each parameter);
+        they are kept in :attr:`scalars` until the next setup.
+        """
         reply = self._expect(OP_SETUP, OP_OK, timeout)
         values = struct.unpack(f"<{len(reply) // 8}Q", reply)
+        if len(values) >= 4 * n:
+            ints = struct.unpack(f"<{n}q", reply[16 * n: 24 * n])
+            reals = struct.unpack(f"<{n}d", reply[24 * n: 32 * n])
+            self.scalars = list(zip(ints, reals))
+        else:
+            self.scalars = []
         return [(values[2 * i], values[2 * i + 1]) for i in range(n)]
 
     def call(self, timeout: float) -> float:

@@ -484,7 +484,7 @@ static void do_setup(const unsigned char *p) {
     uint64_t shm_size;
     const uint64_t *cnt, *off;
     const int32_t *at_end, *alias_of;
-    uint64_t where[2 * PF_MAXP];
+    uint64_t where[4 * PF_MAXP];
     int i;
     memcpy(&seed, p, 8);
     memcpy(&array_profile, p + 8, 4);
@@ -553,8 +553,11 @@ static void do_setup(const unsigned char *p) {
     for (i = 0; i < np; i++) {
         where[2 * i] = (uint64_t)(uintptr_t)ptrs[i];
         where[2 * i + 1] = (uint64_t)(uintptr_t)ptrs[i] + (is_array(i) ? counts[i] * perfalign_esize(i) : 0);
+        /* the scalars drawn for this case, after the ranges: a failing call can be written out in full */
+        memcpy(&where[2 * np + i], &ints[i], 8);
+        memcpy(&where[3 * np + i], &reals[i], 8);
     }
-    reply(OP_OK, where, sizeof(uint64_t) * 2 * (size_t)np);
+    reply(OP_OK, where, sizeof(uint64_t) * 4 * (size_t)np);
 }
 
 /* DUMP payload: u64 offset, u64 shm_size. Copies what lives outside the shared buffers (std::vector

@@ -300,3 +300,56 @@ def test_rounds_use_fresh_seeds_and_an_interrupted_run_resumes(tmp_path: Path) -
     fresh = selfplay.run(SelfPlayConfig(**{**config.__dict__, "rounds": 1, "seed": 7}), sampler=Seeds([CHATTER]))
     assert fresh.resumed == 0 and fresh.candidates == 2
     assert len(read_jsonl(tmp_path / "sp" / "candidates.jsonl")) == 2
+
+
+class Repairs(Replay):
+    """Replay that answers every feedback turn with ``fix``; with ``fail`` its first batch of turns fails."""
+
+    def __init__(self, answers: list[str], fix: str, fail: bool = False) -> None:
+        super().__init__("replay", answers)
+        self.fix = fix
+        self.fail = fail
+        self.turns: list[list[dict[str, str]]] = []
+
+    def generate_turns(self, turns: list[list[dict[str, str]]], seeds: list[int], **kw: object) -> list[str]:
+        if self.fail:
+            raise RuntimeError("the model server went away")
+        assert len(seeds) == len(turns)
+        self.turns += turns
+        return [self.fix] * len(turns)
+
+
+def test_failed_samples_are_shown_what_went_wrong_and_a_fixed_answer_is_a_repair_pair(tmp_path: Path) -> None:
+    config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=3,
+                            repetitions=5, verify_workers=2, repairs=4)
+    sampler = Repairs([WRONG, CHATTER, WRONG], fix=FAST)
+    result = selfplay.run(config, sampler=sampler)
+    # one turn per distinct failure: the wrong code (sampled twice) and the reply without a function
+    assert len(sampler.turns) == 2
+    wrong_turn = next(t for t in sampler.turns if "x[i] > mean" in t[-2]["content"])
+    assert wrong_turn[:2] == sampler.prompts[0]  # the first prompt, the failed answer, then the feedback
+    assert "computes something different" in wrong_turn[-1]["content"]
+    assert "call: count_below_mean(x, n) with x = {" in wrong_turn[-1]["content"]  # the failing call written out
+    assert result.repairs == 2 and result.repaired == 2 and result.candidates == 5
+    [pair] = read_jsonl(tmp_path / "sp" / "repair.jsonl")  # the reply without code has nothing to be preferred to
+    assert pair["prompt"] == wrong_turn and pair["kind"] == "repair"
+    assert "count++" in pair["chosen"][0]["content"] and "x[i] > mean" in pair["rejected"][0]["content"]
+    assert pair["chosen_status"] == "faster" and pair["rejected_status"] == "incorrect"
+    assert pair["messages"] == [*wrong_turn, *pair["chosen"]]
+    candidates = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
+    assert [(c["parent"], c["feedback"]) for c in candidates] == [(None, None)] * 3 + [(0, "repair"), (1, "repair")]
+    # the fixed answer is a rewrite of the function like any sample: preferred to the wrong ones, imitated once
+    assert any("count++" in p["chosen"][0]["content"] for p in read_jsonl(tmp_path / "sp" / "pairs.jsonl"))
+    assert len(read_jsonl(tmp_path / "sp" / "sft.jsonl")) == 1
+
+
+def test_a_run_stopped_while_its_repairs_are_sampled_redoes_that_function(tmp_path: Path) -> None:
+    config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1,
+                            repetitions=3, verify_workers=1, repairs=1)
+    with pytest.raises(RuntimeError, match="went away"):
+        selfplay.run(config, sampler=Repairs([WRONG], fix=FAST, fail=True))
+    assert read_jsonl(tmp_path / "sp" / "done.jsonl") == []  # its repairs were never sampled: not done
+    again = Repairs([WRONG], fix=FAST)
+    result = selfplay.run(config, sampler=again)
+    assert len(again.prompts) == 1 and len(again.turns) == 1 and result.repaired == 1
+    assert len(read_jsonl(tmp_path / "sp" / "repair.jsonl")) == 1

@@ -1,9 +1,11 @@
 """The verifier against real gcc: planted wrong candidates are rejected, good ones are faster."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import pytest
 
 from perfalign.server.settings import Settings
@@ -71,6 +73,25 @@ def test_planted_wrong_candidates_are_rejected(prefix: FunctionVerifier, name: s
     assert verdict.status is status, verdict.detail
     assert words in verdict.detail
     assert verdict.speedup is None
+
+
+def test_a_wrong_result_on_a_small_case_comes_with_the_call_written_out(prefix: FunctionVerifier) -> None:
+    """The inputs shown are the ones the call got: the original's outputs follow from them, and so do the
+    off-by-one rewrite's (each sum one element late)."""
+    verdict = prefix.verify(candidate("prefix", "wrong_off_by_one.c"))
+    assert verdict.status is Status.INCORRECT, verdict.detail
+    call, original, rewrite = verdict.example.splitlines()
+    given = re.fullmatch(r"call: prefix_sums\(a, out, n\) with a = \{(.*)\}, out = \{.*\} on entry, n = (\d+)", call)
+    assert given is not None, call
+    a = [float(v) for v in given.group(1).split(", ")]
+    assert len(a) == int(given.group(2)) <= 16
+    inclusive = np.cumsum(np.array(a, dtype=np.float64))
+    exclusive = np.concatenate([[0.0], inclusive[:-1]])
+    assert original == "original: out = {" + ", ".join(str(v) for v in inclusive) + "}"
+    assert rewrite == "rewrite:  out = {" + ", ".join(str(v) for v in exclusive) + "}"
+    # a case too large to write out still has its one-line mismatch, and no call
+    late = prefix.verify(candidate("prefix", "wrong_above_4096.c"))
+    assert late.status is Status.INCORRECT and late.example == ""
 
 
 def test_quadratic_to_linear_rewrite_is_faster(prefix: FunctionVerifier) -> None:
