@@ -224,9 +224,9 @@ def rows_for(
     request_id = f"selfplay-{key}-{mode}"
     stored = _stored(scored, request_id, model)
 
-    def pair_row(p: Any) -> dict[str, Any]:
+    def pair_row(p: Any, prompt: list[dict[str, str]] = messages) -> dict[str, Any]:
         return {
-            "prompt": messages,
+            "prompt": prompt,
             "chosen": assistant(p.chosen.code, task.language),
             "rejected": assistant(p.rejected.code, task.language),
             "chosen_speedup": p.chosen.verdict.speedup,
@@ -264,29 +264,12 @@ def rows_for(
         }
         pairs.append(row)
         reward.append(row)
-    by_id = {c.id: (c, scored[i]) for i, c in enumerate(stored)}
+    turns = {c.id: s.turn for c, s in zip(stored, scored, strict=True)}
     repairs = []
     for p in repair_pairs(stored):
-        turn = by_id[p.chosen.id][1].turn
-        chosen = assistant(p.chosen.code, task.language)
-        repairs.append({
-            "prompt": turn.messages,  # the first prompt, the failed candidate as the answer, then the feedback
-            "chosen": chosen,
-            "rejected": assistant(p.rejected.code, task.language),
-            "messages": [*turn.messages, *chosen],
-            "kind": turn.kind,
-            "feedback": turn.text,
-            "chosen_status": p.chosen.status,
-            "rejected_status": p.rejected.status,
-            "chosen_speedup": p.chosen.verdict.speedup,
-            "rejected_speedup": p.rejected.verdict.speedup,
-            "margin": p.margin,
-            "function_key": key,
-            "mode": mode,
-            "split": split,
-            "source_file": task.path.name,
-            "model": model,
-        })
+        turn = turns[p.chosen.id]  # the first prompt, the failed candidate as the answer, then the feedback
+        row = pair_row(p, turn.messages)
+        repairs.append(dict(row, messages=[*turn.messages, *row["chosen"]], kind=turn.kind, feedback=turn.text))
     return {
         "pairs": pairs,
         "reward": reward,
