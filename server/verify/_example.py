@@ -64,7 +64,7 @@ def failing_call(plan: HarnessPlan, iface: Interface, case: Case, inputs: Result
         rewrite_returns = f"returns {_array(got.returned) if vector else _number(got.returned[0])}"
     if not original and not original_returns:
         return ""
-    at = f" at {threads} threads" if threads else ""
+    at = f" at {threads} thread{'s' if threads != 1 else ''}" if threads else ""
     text = "\n".join([
         f"call{at}: {plan.function.name}({', '.join(names)})" + (f" with {', '.join(given)}" if given else ""),
         "original: " + "; ".join(filter(None, [", ".join(original), original_returns])),
