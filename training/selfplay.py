@@ -375,16 +375,18 @@ def feedback_turns(task: Task, mode: str, messages: list[dict[str, str]], scored
     Only repairs: an improvement turn asks for speed the first round did not find, and its answer is judged by
     the same verdicts as any sample.
     """
-    from perfalign.server.optimize import build_feedback
+    from perfalign.server.optimize import Extraction, build_feedback, no_code_verdict
+    from perfalign.training.rewards import no_code_verdict as no_candidate
 
+    no_code = no_candidate().detail + ": "
     turns: list[tuple[int, Any]] = []
     seen: set[str] = set()
     for index, item in enumerate(scored):
         if len(turns) >= limit or item.reference or item.turn is not None:
             continue
-        # a reply with no whole function is sent back as the server sends it (its verdict there: no usable code)
-        verdict = item.verdict if item.code.strip() else Verdict(Status.COMPILE_ERROR, detail=f"no usable code: "
-                                                                 f"{item.verdict.detail.split(': ', 1)[-1]}")
+        # a reply with no whole function gets the verdict the server gives it, and so the server's turn
+        verdict = item.verdict if item.code.strip() else no_code_verdict(
+            Extraction(None, item.verdict.detail.removeprefix(no_code)), mode, settings.threads)
         turn = build_feedback(messages, task.info, mode, settings, item.code, verdict, raw=item.raw)
         key = " ".join((item.code or item.raw).split())
         if turn is None or turn.kind != "repair" or key in seen:

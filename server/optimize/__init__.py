@@ -31,6 +31,7 @@ from ._batch_state import STATE_FILE, BatchOutcome, BatchState, FunctionResult, 
 from ._extract import EXTRACT_VERSION, Extraction, dedupe_key, extract
 from ._pipeline import OptimizeRequest, run_optimize
 from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, FeedbackTurn, build_feedback, build_messages
+from ._ranking import no_code_verdict
 from ._targets import FileProblem, Found, Target, find_targets, order_targets
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "MODES",
     "PROMPT_VERSION",
     "STOP",
+    "no_code_verdict",
     "Extraction",
     "FeedbackTurn",
     "OptimizeRequest",
