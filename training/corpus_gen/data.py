@@ -75,7 +75,8 @@ def reference_rows(folder: Path, threads: int) -> tuple[dict[str, list[dict[str,
         messages, _ = build_messages(task, entry["mode"], settings)
         scored = [Scored(answer_code(reference.read_text(encoding="utf-8"), text), "", Verdict.from_dict(verdict), reference=True)]
         by_kind = rows_for(task, entry["mode"], messages, scored, REFERENCE_MODEL, 0, threads)
-        for kind, kind_rows in by_kind.items():
+        for kind in FILES:  # a reference is never a repair: self-play's repair rows stay empty here
+            kind_rows = by_kind.get(kind, [])
             rows[kind] += [dict(r, round=0, corpus_id=entry["id"], family=entry.get("family", "")) for r in kind_rows]
         functions += 1
     return rows, skipped, functions
