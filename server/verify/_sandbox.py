@@ -51,6 +51,10 @@ ETC_FILES = (
     "/etc/alternatives",
     "/etc/localtime",
 )
+# The processor topology, read-only: an OpenMP runtime builds its places (and binds its threads to
+# distinct cores under OMP_PROC_BIND) from it. Without it the threads float, and a timed call now and
+# then runs both on one core at serial speed, so real parallel speedups read as noise.
+TOPOLOGY_DIRS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
 # Environment variables never handed to candidate code.
 SECRET_ENV_PARTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "CREDENTIAL")
 DROPPED_ENV = frozenset(
@@ -186,6 +190,11 @@ def _bwrap_base(extra_hardening: bool) -> list[str]:
             args += ["--ro-bind", path, path]
     args += ["--perms", "0755", "--dir", "/etc"]
     for path in ETC_FILES:
+        args += ["--ro-bind-try", path, path]
+    # Parents made by hand: bubblewrap would make them 0700, which the worker's uid cannot pass.
+    for path in ("/sys", "/sys/devices", "/sys/devices/system"):
+        args += ["--perms", "0755", "--dir", path]
+    for path in TOPOLOGY_DIRS:
         args += ["--ro-bind-try", path, path]
     args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
     args += ["--perms", "1777", "--tmpfs", "/tmp"]

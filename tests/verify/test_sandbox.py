@@ -268,6 +268,37 @@ def test_secrets_in_the_environment_are_not_passed_on(mode: str, workdir: Path) 
     assert f"HOME={workdir.resolve()}" in result.stdout
 
 
+OMP_PLACES_PROBE = r"""
+#include <omp.h>
+#include <stdio.h>
+int main(void) {
+    int place[2] = {-1, -1};
+    #pragma omp parallel num_threads(2)
+    place[omp_get_thread_num()] = omp_get_place_num();
+    printf("%d %d %d\n", omp_get_num_places(), place[0], place[1]);
+    return 0;
+}
+"""
+
+
+def test_openmp_threads_are_bound_to_cores_as_outside(mode: str, workdir: Path) -> None:
+    # What a timed OpenMP worker is given: without the processor topology the runtime finds no places,
+    # its threads float, and now and then a timed call runs both on one core at serial speed.
+    env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "close", "OMP_WAIT_POLICY": "passive"}
+    (workdir / "places.c").write_text(OMP_PLACES_PROBE)
+    built = sandbox.run(["gcc", "-O1", "-fopenmp", "places.c", "-o", "places"], cwd=workdir,
+                        sandbox=mode == "bubblewrap")
+    assert built.ok, built.stderr
+    outside = subprocess.run(["./places"], cwd=workdir, env=env, capture_output=True, text=True, check=True)
+    inside = sandbox.run(["./places"], cwd=workdir, env=env, sandbox=mode == "bubblewrap")
+    assert inside.ok, inside.stderr
+    assert inside.stdout.split() == outside.stdout.split()
+    places, first, second = (int(x) for x in inside.stdout.split())
+    assert places >= 1 and first == 0
+    if places >= 2:
+        assert second == 1
+
+
 def test_switched_off_sandbox_warns_once(caplog: pytest.LogCaptureFixture, workdir: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox, "_warned", set())
