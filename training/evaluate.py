@@ -263,6 +263,7 @@ def llama_cpp_build() -> str:
 def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
     """What is evaluated, recorded before the first sample: a resumed run must match it."""
     from perfalign.server.optimize import EXTRACT_VERSION, PROMPT_VERSION
+    from perfalign.server.verify import verifier_digest
     from perfalign.training.sampling import gguf_adapter
 
     base_gguf: Path | None = None
@@ -285,6 +286,7 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
         "llama_cpp": llama_cpp_build(),
         "prompt_version": PROMPT_VERSION,
         "extract_version": EXTRACT_VERSION,
+        "verifier": verifier_digest(),
         "samples": config.samples,
         "seed": config.seed,
         "base_samples": config.base_samples,
@@ -305,8 +307,8 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
     }
 
 
-_RESUME_KEYS = ("models", "base_gguf_sha256", "adapter_sha256", "prompt_version", "extract_version", "samples",
-                "seed", "temperature", "max_tokens")
+_RESUME_KEYS = ("models", "base_gguf_sha256", "adapter_sha256", "prompt_version", "extract_version", "verifier",
+                "samples", "seed", "temperature", "max_tokens")
 
 
 def verdict_rows(verdicts: Path) -> dict[str, list[dict[str, Any]]]:
@@ -325,8 +327,10 @@ def resume(out: Path, header: dict[str, Any]) -> dict[str, list[dict[str, Any]]]
     earlier = json.loads(run_file.read_text())
     changed = [k for k in _RESUME_KEYS if earlier.get(k) != header.get(k)]
     if changed:
+        judged = "; its verdicts were judged by another build of the verifier, and two are not mixed" \
+            if "verifier" in changed else ""
         raise EvalError(
-            f"{out} holds an evaluation of another configuration ({', '.join(changed)} differ); "
+            f"{out} holds an evaluation of another configuration ({', '.join(changed)} differ{judged}); "
             "use another --output-dir, or delete it to start again"
         )
     need = header["samples"] * len(header["models"])

@@ -11,6 +11,7 @@ The verifier is also the training reward: it assumes every candidate is an
 adversary (docs/verify.md, docs/safety.md).
 """
 from ..errors import HarnessError
+from ._digest import verifier_digest
 from ._race import archer_available
 from ._sandbox import Cancelled, Limits, RunResult, SandboxStatus, sandbox_status
 from ._sandbox import run as run_sandboxed
@@ -28,6 +29,7 @@ __all__ = [
     "run_sandboxed",
     "sandbox_status",
     "screen",
+    "verifier_digest",
     "verify_file",
     "verify_source",
 ]

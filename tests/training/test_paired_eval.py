@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from perfalign.server.verify import verifier_digest
 from perfalign.training import evaluate, paired
 from perfalign.training.config import EvalConfig
 from perfalign.training.data import read_jsonl, write_jsonl
@@ -191,6 +192,13 @@ def test_an_interrupted_evaluation_resumes_and_both_models_get_the_same_prompts_
     # Another configuration in the same folder is refused rather than mixed in.
     with pytest.raises(evaluate.EvalError, match="another configuration"):
         evaluate.run(EvalConfig(**{**config.__dict__, "samples": 3}), samplers={"base": base2, "trained": trained2})
+    # So are verdicts of another verifier (its checks, timing or sandbox changed since).
+    run_file = tmp_path / "eval" / evaluate.RUN_FILE
+    header = json.loads(run_file.read_text())
+    assert header["verifier"] == verifier_digest()
+    run_file.write_text(json.dumps({**header, "verifier": "0" * 16}))
+    with pytest.raises(evaluate.EvalError, match="another build of the verifier"):
+        evaluate.run(config, samplers={"base": base2, "trained": trained2})
 
 
 def test_a_per_family_limit_takes_the_same_functions_of_every_held_out_family_whatever_the_order() -> None:
