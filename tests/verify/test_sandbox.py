@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from perfalign.server.settings import Settings
 from perfalign.server.verify import _sandbox as sandbox
+from perfalign.server.verify._runner import Runner
 from perfalign.server.verify._screen import screen
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
@@ -284,7 +286,7 @@ int main(void) {
 def test_openmp_threads_are_bound_to_cores_as_outside(mode: str, workdir: Path) -> None:
     # What a timed OpenMP worker is given: without the processor topology the runtime finds no places,
     # its threads float, and now and then a timed call runs both on one core at serial speed.
-    env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "close", "OMP_WAIT_POLICY": "passive"}
+    env = Runner(Settings(), "openmp", None, lambda message: None).env(2, None)
     (workdir / "places.c").write_text(OMP_PLACES_PROBE)
     built = sandbox.run(["gcc", "-O1", "-fopenmp", "places.c", "-o", "places"], cwd=workdir,
                         sandbox=mode == "bubblewrap")
