@@ -24,7 +24,7 @@ def test_the_real_model_is_shown_its_compile_errors_and_answers_them() -> None:
     backend = create_backend(settings)
     try:
         # With these samples and seed, one of the default model's versions of normalize_rows uses a loop variable
-        # outside its loop and does not compile; the others are wrong (docs/benchmarks.md, the benchmark's seed).
+        # outside its loop and does not compile; the others are wrong (docs/history.md, the benchmark's seed).
         request = OptimizeRequest(path=REPO / "examples" / "c" / "normalize_rows.c", function="normalize_rows",
                                   mode="serial", samples=4, max_tokens=768, seed=1)
         events = list(run_optimize(request, settings, backend=backend))
