@@ -97,7 +97,7 @@ def run_all(paths: list[Path], *, hot: int | None, mode: str, samples: int | Non
     from ..backends import BackendError, create_backend  # noqa: PLC0415
     from ..reports import write_report  # noqa: PLC0415
     from ..settings import SettingsError, load_settings  # noqa: PLC0415
-    from ._optimize import _open_store  # noqa: PLC0415
+    from ..store import open_for_logging  # noqa: PLC0415
 
     budget_s = parse_budget(budget)
     folder = (report or Path(DEFAULT_REPORT)).resolve()
@@ -147,7 +147,8 @@ def run_all(paths: list[Path], *, hot: int | None, mode: str, samples: int | Non
                 backend = create_backend(settings, model=model)
             except BackendError as exc:
                 raise click.ClickException(f"cannot load the model: {exc}") from None
-            store, store_note = _open_store(settings)
+            opened = open_for_logging(settings)
+            store, store_note = opened.store, opened.note or ""
             if store_note:
                 say.err(store_note)
         options = opt.BatchOptions(mode=mode, jobs=jobs, budget_s=budget_s, samples=samples, model=model,

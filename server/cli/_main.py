@@ -55,6 +55,11 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
+
+
+class MainGroup(LazyGroup):
+    """The ``perfalign`` group: an error no command handled becomes one line and an exit status."""
+
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; a perfalign error becomes its one-line message, anything else a reported bug."""
         try:
@@ -67,7 +72,7 @@ class LazyGroup(click.Group):
             raise click.ClickException(bug_message(exc, f"perfalign {ctx.invoked_subcommand or ''}".strip())) from None
 
 
-@click.group(cls=LazyGroup, lazy=COMMANDS)
+@click.group(cls=MainGroup, lazy=COMMANDS)
 @click.version_option(package_name="perfalign")
 def main() -> None:
     """Verified, performance-aligned rewrites of C and C++ functions.

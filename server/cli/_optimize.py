@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from ..errors import describe
 from ..events import Candidate, CandidateGenerated, Finished, Progress, VerdictReady
 from ..verdict import Verdict
 from ._batch import batch_options, run_all
@@ -18,23 +17,6 @@ from ._batch import batch_options, run_all
 # that could not be used; 3 the model wrote nothing usable; 130 interrupted.
 EXIT_ERROR = 1
 EXIT_NOTHING_USABLE = 3
-
-
-def _open_store(settings):  # type: ignore[no-untyped-def]
-    if not settings.log_to_store:
-        return None, ""
-    from ..store import CandidateStore, StorePolicy  # noqa: PLC0415
-
-    try:
-        # A writing process: the user's retention settings are applied as the store opens.
-        store = CandidateStore(settings.db_path, policy=StorePolicy.from_settings(settings), prune=True)
-    except Exception as exc:  # noqa: BLE001 - the log must never stop a suggestion
-        return None, f"not logging to the preference store: {describe(exc, 'opening the preference store')}"
-    pruned = store.pruned
-    if pruned is not None and (pruned.requests or pruned.raw_outputs):
-        return store, (f"the retention settings removed {pruned.requests} old requests ({pruned.candidates} candidates)"
-                       f" and {pruned.raw_outputs} old raw model outputs from the preference store")
-    return store, ""
 
 
 def _check_file(file: Path) -> None:
@@ -144,6 +126,7 @@ def _optimize_one(
     """One function of FILE: the command's work, exiting with its status."""
     from ..optimize import OptimizeRequest, apply_candidate, run_optimize  # noqa: PLC0415
     from ..settings import SettingsError, load_settings  # noqa: PLC0415
+    from ..store import open_for_logging  # noqa: PLC0415
 
     if (function is None) == (line is None):
         raise click.UsageError("give exactly one of --function NAME or --line N")
@@ -154,7 +137,8 @@ def _optimize_one(
         settings = load_settings(file.parent, {"model": model, "samples": samples, "threads": threads})
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
-    store, store_note = _open_store(settings)
+    opened = open_for_logging(settings)
+    store, store_note = opened.store, opened.note or ""
     request = OptimizeRequest(
         path=file, function=function, line=line - 1 if line is not None else None, mode=mode,
         samples=samples, model=model, max_tokens=max_tokens, seed=seed, source="cli",

@@ -20,10 +20,11 @@ from ..store import (
     StoredRequest,
     StoreError,
     StorePolicy,
-    StoreReadOnlyError,
-    folder_not_writable,
     iso_utc,
+    open_for_editing,
+    open_for_reading,
 )
+from ._main import LazyGroup
 
 database_option = click.option(
     "-d",
@@ -66,19 +67,12 @@ def open_store(database: Path | None, *, write: bool = False) -> CandidateStore:
     system) is read as it is.
     """
     path = _db_path(database)
-    if not write and not path.exists():
-        raise click.ClickException(f"no preference database at {path} yet; it is created when perfalign first logs")
-    try:
-        if not write and folder_not_writable(path) is not None:
-            return _read_only(path)
-        try:
-            return CandidateStore(path, policy=_policy())
-        except StoreReadOnlyError:
-            if write:
-                raise
-            return _read_only(path)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+    opened = open_for_editing(path, _policy) if write else open_for_reading(path, _policy)
+    if opened.store is None:
+        raise click.ClickException(opened.note or f"cannot open {path}")
+    if opened.note:
+        click.echo(f"note: {opened.note}", err=True)
+    return opened.store
 
 
 def _reviewer(name: str | None) -> str:
@@ -90,12 +84,6 @@ def _reviewer(name: str | None) -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         raise click.ClickException("cannot tell who you are from the system; pass --reviewer NAME") from None
-
-
-def _read_only(path: Path) -> CandidateStore:
-    store = CandidateStore(path, read_only=True)
-    click.echo(f"note: {path} cannot be written ({store.read_only_reason}); reading it as it is", err=True)
-    return store
 
 
 def _since(days: int | None) -> str | None:
@@ -120,7 +108,7 @@ def _speedup(speedup: float | None, low: float | None = None, high: float | None
     return f"{speedup:.2f}×"
 
 
-@click.group()
+@click.group(cls=LazyGroup, lazy={"review": "perfalign.server.cli._review:review_cmd"})
 def prefs() -> None:
     """Review logged candidates and user verdicts, export training data, forget files.
 
@@ -517,59 +505,6 @@ def label_cmd(ident: str, database: Path | None, as_json: bool, decision: str | 
     words = {"approve": "approved", "exclude": "excluded", "prefer_other": "flipped (the second one preferred)"}
     scope = "" if applies_to == "all" else f" for {applies_to}"
     click.echo(f"{item} {words[decision]}{scope} by {name}" + (f": {note.strip()}" if note.strip() else ""))
-
-
-@prefs.command("review")
-@database_option
-@since_option
-@click.option("--function", help="Only this function name.")
-@click.option("--status", help="Only items with a candidate of this verdict status (faster, slower, ...).")
-@click.option("--model", help="Only items with a candidate from this model.")
-@reviewer_option
-def review_cmd(database: Path | None, since_days: int | None, function: str | None, status: str | None,
-               model: str | None, reviewer: str | None) -> None:
-    """Walk pairs and SFT examples in a terminal UI and decide on each with one key (unreviewed ones first).
-
-    a approves, x excludes, p prefers the other candidate of a pair, n adds a note, arrows move, d switches
-    between diffs and code, q quits. Every decision is saved at once; the next run starts where this one stopped.
-    """
-    from ..store import review_items
-
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise click.ClickException("prefs review needs a terminal; in scripts use `perfalign prefs label ID --approve`")
-    name = _reviewer(reviewer)
-    store, reason = open_for_review(database)
-    with store:
-        try:
-            items = review_items(store, since=_since(since_days), function=function, status=status, model=model)
-        except StoreError as exc:
-            raise click.ClickException(str(exc)) from None
-        if not items:
-            click.echo("nothing to review: no pairs or examples match")
-            return
-        from ._review import ReviewApp
-
-        saved = ReviewApp(store, items, name, read_only_reason=reason).run() or 0
-    left = sum(1 for item in items if item.review is None)
-    click.echo(f"saved {saved} decision{'' if saved == 1 else 's'}; {left} of {len(items)} items unreviewed")
-
-
-def open_for_review(database: Path | None) -> tuple[CandidateStore, str | None]:
-    """The store for the review UI, and why it is read-only (None when decisions can be saved)."""
-    path = _db_path(database)
-    if not path.exists():
-        raise click.ClickException(f"no preference database at {path} yet; it is created when perfalign first logs")
-    try:
-        why = folder_not_writable(path)
-        if why is not None:
-            return CandidateStore(path, read_only=True), f"{path} cannot be written ({why})"
-        try:
-            store = CandidateStore(path, policy=_policy())
-        except StoreReadOnlyError as exc:
-            return CandidateStore(path, read_only=True), str(exc)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
-    return store, (f"{path} was opened read-only" if store.read_only else None)
 
 
 @prefs.command("prune")

@@ -1,4 +1,5 @@
-"""``perfalign prefs review``: a terminal UI that walks pairs and examples and saves one decision per key.
+"""``perfalign prefs review``: the command and its terminal UI, which walks pairs and examples and
+saves one decision per key.
 
 Each decision is written to the store the moment its key is pressed (one short
 transaction), so quitting at any point loses nothing and the next run starts
@@ -7,8 +8,12 @@ read-only: the items can be read, and the screen says why nothing is saved.
 """
 from __future__ import annotations
 
+import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
+
+import click
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -29,7 +34,10 @@ from ..store import (
     StoreLockedError,
     StoreReadOnlyError,
     iso_utc,
+    open_for_review,
+    review_items,
 )
+from ._prefs import _db_path, _policy, _reviewer, _since, database_option, reviewer_option, since_option
 
 # Below this the two code panes cannot be read; the UI says so instead of drawing them.
 MIN_WIDTH, MIN_HEIGHT = 80, 20
@@ -284,3 +292,37 @@ class ReviewApp(App[int]):
             self._notice("a note is typed but no decision saved it: press a, x or p to save it, or q again to quit")
             return
         self.exit(self.saved)
+
+
+@click.command("review")
+@database_option
+@since_option
+@click.option("--function", help="Only this function name.")
+@click.option("--status", help="Only items with a candidate of this verdict status (faster, slower, ...).")
+@click.option("--model", help="Only items with a candidate from this model.")
+@reviewer_option
+def review_cmd(database: Path | None, since_days: int | None, function: str | None, status: str | None,
+               model: str | None, reviewer: str | None) -> None:
+    """Walk pairs and SFT examples in a terminal UI and decide on each with one key (unreviewed ones first).
+
+    a approves, x excludes, p prefers the other candidate of a pair, n adds a note, arrows move, d switches
+    between diffs and code, q quits. Every decision is saved at once; the next run starts where this one stopped.
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.ClickException("prefs review needs a terminal; in scripts use `perfalign prefs label ID --approve`")
+    name = _reviewer(reviewer)
+    opened = open_for_review(_db_path(database), _policy)
+    if opened.store is None:
+        raise click.ClickException(opened.note or f"cannot open {_db_path(database)}")
+    store, reason = opened.store, opened.note
+    with store:
+        try:
+            items = review_items(store, since=_since(since_days), function=function, status=status, model=model)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+        if not items:
+            click.echo("nothing to review: no pairs or examples match")
+            return
+        saved = ReviewApp(store, items, name, read_only_reason=reason).run() or 0
+    left = sum(1 for item in items if item.review is None)
+    click.echo(f"saved {saved} decision{'' if saved == 1 else 's'}; {left} of {len(items)} items unreviewed")

@@ -835,6 +835,8 @@ def progress_cancel(ls: PerfalignServer, params: types.WorkDoneProgressCancelPar
 @guarded(default=_RESULT)
 def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
     """What the server is doing: settings, model, store, jobs and suggestions."""
+    from ..store import store_path
+
     arg = _argument(args)
     only_uri = arg.get("uri")
     suggestions = []
@@ -859,7 +861,7 @@ def report_command(ls: PerfalignServer, *args: Any) -> dict[str, Any]:
         "llamaBuild": _llama_build(ls),
         "heavyModules": sorted(m for m in ("torch", "transformers", "llama_cpp") if m in sys.modules),
         "raceDetection": _race_detection(),
-        "store": str(Path(ls.settings.db_path).expanduser()) if ls.settings.db_path else str(home_dir() / "perfalign.db"),
+        "store": str(store_path(ls.settings)),
         "storeProblem": ls.store_problem or (ls.store_writer.disabled_reason if ls.store_writer is not None else None),
         "jobs": [j.describe() for j in ls.jobs.jobs.values() if not only_uri or j.uri == only_uri],
         "results": suggestions,

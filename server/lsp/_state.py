@@ -203,16 +203,14 @@ class PerfalignServer(LanguageServer):
             return None
         with self._store_lock:
             if self.store_writer is None and self.store_problem is None:
-                try:
-                    from ..paths import default_db_path
-                    from ..store import StorePolicy, StoreWriter
+                from ..store import log_writer
 
-                    path = Path(settings.db_path).expanduser() if settings.db_path else default_db_path()
-                    self.store_writer = StoreWriter(path, policy=StorePolicy.from_settings(settings))
-                except Exception as exc:
-                    self.store_problem = f"the preference store is off: {one_line(exc)}"
-                    logger.warning("%s", self.store_problem, exc_info=True)
+                writer = log_writer(settings)
+                if isinstance(writer, str):
+                    self.store_problem = writer
                     self._post(lambda: self.tell(self.store_problem or "", types.MessageType.Warning))
+                else:
+                    self.store_writer = writer
             return self.store_writer
 
     def pipeline_store(self) -> "WriterStore | None":

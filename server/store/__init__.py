@@ -2,8 +2,11 @@
 
 :class:`CandidateStore` opens (and migrates) the database and writes each
 record in one short transaction; :class:`StoreWriter` gives the language
-server one writer thread so that logging never blocks the editor. Reads
-return :class:`StoredRequest` and :class:`StoredCandidate`. The rules that
+server one writer thread so that logging never blocks the editor. Front ends
+open it through one opener per purpose (``open_for_logging``, ``log_writer``,
+``open_for_reading``, ``open_for_editing``, ``open_for_review``), which give
+back the store or one line that says why not. Reads return
+:class:`StoredRequest` and :class:`StoredCandidate`. The rules that
 turn logged candidates into preference pairs, the reviewers' decisions on
 them, the training exports, the
 summary numbers and the HTML report live here too (docs/preferences.md).
@@ -34,6 +37,15 @@ from ._exports import (
     split_for,
 )
 from ._ids import function_key, iso_utc, new_id, utc_now
+from ._open import (
+    Opened,
+    log_writer,
+    open_for_editing,
+    open_for_logging,
+    open_for_reading,
+    open_for_review,
+    store_path,
+)
 from ._pairs import Pair, best_good, dpo_pairs, good_rewrites, repair_pairs, reward_pairs
 from ._policy import StorePolicy
 from ._report import write_report
@@ -52,6 +64,7 @@ __all__ = [
     "InvalidFeedbackError",
     "InvalidReviewError",
     "NotFoundError",
+    "Opened",
     "Pair",
     "ReviewCoverage",
     "ReviewGroup",
@@ -85,11 +98,17 @@ __all__ = [
     "iter_reward",
     "iter_rl",
     "iter_sft",
+    "log_writer",
     "new_id",
+    "open_for_editing",
+    "open_for_logging",
+    "open_for_reading",
+    "open_for_review",
     "repair_pairs",
     "review_items",
     "reward_pairs",
     "split_for",
+    "store_path",
     "utc_now",
     "write_report",
 ]

@@ -743,3 +743,8 @@ def _fts_query(text: str) -> str:
     """User text as an FTS5 query: every word must appear (quoted, so C operators are not syntax)."""
     words = re.findall(r"\w+", text)
     return " ".join(f'"{w}"' for w in words) or '""'
+
+
+def open_to_log(path: str | Path | None, policy: StorePolicy | None) -> CandidateStore:
+    """The store as a process that logs opens it: writable, the retention policy applied as it opens."""
+    return CandidateStore(path, policy=policy, prune=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import UNUSABLE_STORE, StoreDisabledError, StoreError, StoreLockedError
-from ._db import CandidateStore
+from ._db import CandidateStore, open_to_log
 from ._policy import StorePolicy
 
 T = TypeVar("T")
@@ -52,7 +52,7 @@ class StoreWriter:
             # The database this writer logs to (None when a custom opener decides).
             self.path: str | None = str(path) if path is not None else str(default_db_path())
             # The writer is a writing process: it applies the retention policy when it opens the store.
-            opener = lambda: CandidateStore(self.path, policy=policy, prune=True)  # noqa: E731
+            opener = lambda: open_to_log(self.path, policy)  # noqa: E731
         else:
             self.path = None
         self._opener = opener
