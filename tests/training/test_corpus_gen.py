@@ -126,7 +126,7 @@ def test_a_broken_manifest_is_reported_with_what_to_do(tmp_path: Path) -> None:
 
 
 def test_the_committed_manifest_feeds_self_play_and_the_evaluation() -> None:
-    from perfalign.training.manifest import read_manifest
+    from perfalign.training.data import read_manifest
 
     manifest = Path(corpus_gen.__file__).resolve().parents[1] / "corpus" / corpus_gen.MANIFEST
     entries = read_manifest(manifest)

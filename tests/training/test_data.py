@@ -136,12 +136,12 @@ def test_a_full_disk_during_training_says_what_to_do_and_that_a_rerun_goes_on(
     import errno
 
     from perfalign.server.cli import main
-    from perfalign.training import sft
+    from perfalign.training import trainers
 
     def full(config: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", "runs/sft/checkpoints/checkpoint-3/optimizer.pt")
 
-    monkeypatch.setattr(sft, "main", full)
+    monkeypatch.setattr(trainers, "train_sft", full)
     result = CliRunner().invoke(main, ["train", "sft", "--data", str(tmp_path / "sft.jsonl")])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "the disk is full writing runs/sft/checkpoints/checkpoint-3/optimizer.pt" in result.output
@@ -163,8 +163,8 @@ def test_pairs_are_left_out_by_their_rejected_answers_status(tmp_path: Path) -> 
 
 
 def test_an_unknown_rejected_status_is_refused_before_anything_loads(tmp_path: Path) -> None:
-    from perfalign.training import dpo
+    from perfalign.training.trainers import train_dpo
 
     config = cfg.DPOConfig(data=[str(tmp_path / "absent.jsonl")], exclude_rejected=["orignal"])
     with pytest.raises(cfg.ConfigError, match="exclude_rejected: unknown status orignal; one of compile_error, .*original"):
-        dpo.main(config)
+        train_dpo(config)

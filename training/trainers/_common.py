@@ -19,8 +19,9 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.files import write_atomic
-from perfalign.training import config as cfg
-from perfalign.training.data import Splits, excluded_keys, load_splits
+
+from .. import config as cfg
+from ..data import Splits, excluded_keys, load_splits
 
 RUN_FILE = "perfalign-run.json"
 
@@ -81,7 +82,7 @@ def load_data(config: cfg.BaseConfig, kind: str, *, eval_fraction: float = 0.0, 
 
 def trl_kwargs(config: cfg.BaseConfig, output_dir: Path) -> dict[str, Any]:
     """The TrainingArguments every TRL config shares, from our base config."""
-    from perfalign.training.modeling import trainer_precision
+    from ..modeling import trainer_precision
 
     return {
         "output_dir": str(output_dir / "checkpoints"),
@@ -126,7 +127,7 @@ def _checkpointing(enabled: bool) -> dict[str, bool]:
 
 def with_adapter(config: cfg.BaseConfig, model: Any, task_type: str = "CAUSAL_LM") -> tuple[Any, Any]:
     """(model, peft_config) for a TRL trainer: a fresh LoRA, or ``init_adapter`` made trainable again."""
-    from perfalign.training.modeling import lora_config
+    from ..modeling import lora_config
 
     if not config.init_adapter:
         return model, lora_config(config, task_type=task_type)
