@@ -1,6 +1,6 @@
 """``perfalign train``: sft | dpo | reward | grpo | selfplay | export | eval | corpus.
 
-Every option comes from the command's config dataclass (``perfalign.training.config``),
+Every option comes from the command's config dataclass (:data:`CONFIGS`, each in its stage package),
 so a flag, a TOML/YAML key and the dataclass field are the same thing. Heavy
 libraries (torch, transformers, TRL, PEFT) load only when a command runs.
 """
@@ -20,7 +20,23 @@ import click
 from perfalign.server.errors import describe, one_line
 
 from . import config as cfg
+from .corpus_gen import CorpusConfig
+from .evaluate import EvalConfig
+from .export import ExportConfig
+from .selfplay import SelfPlayConfig
+from .trainers import DPOConfig, GRPOConfig, RewardConfig, SFTConfig
 
+# command -> its settings (every option of the command is a field)
+CONFIGS: dict[str, type] = {
+    "sft": SFTConfig,
+    "dpo": DPOConfig,
+    "reward": RewardConfig,
+    "grpo": GRPOConfig,
+    "selfplay": SelfPlayConfig,
+    "export": ExportConfig,
+    "eval": EvalConfig,
+    "corpus": CorpusConfig,
+}
 # command -> (stage package, its function that takes the config, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "sft": ("trainers", "train_sft", "Supervised fine-tuning on the fastest verified rewrites."),
@@ -74,7 +90,7 @@ def _run(command: str, config_file: Path | None, as_json: bool, overrides: dict[
     package, function, _ = COMMANDS[command]
     try:
         file_data = cfg.read_file(config_file) if config_file else {}
-        config = cfg.build(cfg.CONFIGS[command], command, file_data, overrides)
+        config = cfg.build(CONFIGS, command, file_data, overrides)
     except cfg.ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     try:
@@ -112,7 +128,7 @@ def _explain(exc: BaseException) -> str:
 
 
 def _make(command: str) -> click.Command:
-    cls = cfg.CONFIGS[command]
+    cls = CONFIGS[command]
     _, _, help_text = COMMANDS[command]
 
     def callback(config_file: Path | None, as_json: bool, **overrides: Any) -> None:

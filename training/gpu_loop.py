@@ -23,8 +23,11 @@ from typing import Any
 
 from perfalign.server.errors import one_line
 
-from .config import DPOConfig, EvalConfig, ExportConfig, GRPOConfig, SelfPlayConfig
+from .evaluate import EvalConfig
 from .evaluate import card as cardlib
+from .export import ExportConfig
+from .selfplay import SelfPlayConfig
+from .trainers import DPOConfig, GRPOConfig
 
 
 @dataclass

@@ -12,8 +12,7 @@ from perfalign.server import cparse
 from perfalign.server.settings import Settings
 from perfalign.server.verify import verify_source
 from perfalign.training import corpus_gen, selfplay
-from perfalign.training.config import CorpusConfig
-from perfalign.training.corpus_gen import EVAL_FAMILIES, FAMILIES, dedup, draw, examples_index
+from perfalign.training.corpus_gen import EVAL_FAMILIES, FAMILIES, CorpusConfig, dedup, draw, examples_index
 
 REPO = Path(__file__).resolve().parents[2]
 # one family per kind of slowness: a closed form, O(n^2) search, one pass per bin, a C++ string, a sort, a format

@@ -113,7 +113,7 @@ def test_grpo_trains_with_the_verifier_as_reward(tmp_path: Path) -> None:
     from safetensors.torch import load_file
 
     from perfalign.training.trainers import train_grpo
-    from perfalign.training.config import GRPOConfig
+    from perfalign.training.trainers import GRPOConfig
     from perfalign.training.data import write_jsonl
     from perfalign.training.modeling import build_tiny_model
 

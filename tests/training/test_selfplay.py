@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from perfalign.training import evaluate, selfplay
-from perfalign.training.config import EvalConfig, SelfPlayConfig
 from perfalign.training.data import load_splits, read_jsonl
+from perfalign.training.evaluate import EvalConfig
+from perfalign.training.selfplay import SelfPlayConfig
 
 CORPUS_FILE = selfplay.CORPUS_DIR / "count_below_mean.c"
 FAST = """```c

@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from perfalign.training.trainers import _common as common  # noqa: E402
-from perfalign.training.config import DPOConfig, RewardConfig, SFTConfig  # noqa: E402
+from perfalign.training.trainers import DPOConfig, RewardConfig, SFTConfig  # noqa: E402
 from perfalign.training.data import write_jsonl  # noqa: E402
 from perfalign.training.modeling import build_tiny_model  # noqa: E402
 

@@ -6,6 +6,7 @@
 (:data:`EVAL_FAMILIES`) are held out for evaluation (``split: eval`` in the manifest).
 """
 from . import dedup
+from ._config import CorpusConfig
 from ._types import Variant
 from .families import BY_NAME, EVAL_FAMILIES, FAMILIES, Family
 from .generate import Drawn, draw, examples_index
@@ -13,7 +14,7 @@ from .manifest import MANIFEST, Manifest, read as read_manifest, write as write_
 from .run import CORPUS_DIR, CorpusError, CorpusResult, main, reverify, verify_entry, verify_pending
 
 __all__ = [
-    "BY_NAME", "CORPUS_DIR", "CorpusError", "CorpusResult", "Drawn", "EVAL_FAMILIES", "FAMILIES", "Family",
+    "BY_NAME", "CORPUS_DIR", "CorpusConfig", "CorpusError", "CorpusResult", "Drawn", "EVAL_FAMILIES", "FAMILIES", "Family",
     "MANIFEST", "Manifest", "Variant", "dedup", "draw", "examples_index", "main", "read_manifest",
     "reverify", "verify_entry", "verify_pending", "write_manifest",
 ]

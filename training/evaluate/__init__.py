@@ -7,6 +7,7 @@ pass@k, speedup_n@k) and the paired statistics (``_paired``: fast@1, pass@1, gai
 are its own; :mod:`card` writes ``MODEL_CARD.md`` and ``card.json`` beside an adapter.
 """
 from . import _card as card
+from ._config import EvalConfig
 from ._run import EvalError, EvalResult, main, run
 
-__all__ = ["EvalError", "EvalResult", "card", "main", "run"]
+__all__ = ["EvalConfig", "EvalError", "EvalResult", "card", "main", "run"]

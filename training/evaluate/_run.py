@@ -45,10 +45,10 @@ from typing import Any
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import CORRECT, Status, Verdict
 
-from ..config import EvalConfig
 from ..data import read_jsonl, write_jsonl
 from . import _metrics as metrics
 from . import _paired as paired
+from ._config import EvalConfig
 
 REPO_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BUILT = CORRECT | {Status.INCORRECT, Status.TIMEOUT, Status.CRASH}

@@ -5,11 +5,13 @@
 log-probabilities in llama.cpp and in PEFT (:func:`compare`), and registers the adapter as a model
 (:func:`register`) with its card and evaluation scores.
 """
+from ._config import ExportConfig
 from ._export import Agreement, ExportError, ExportResult, compare, main, register
 from ._gguf import GGUFExportError, read_metadata, write_lora_adapter, write_model_gguf
 
 __all__ = [
     "Agreement",
+    "ExportConfig",
     "ExportError",
     "ExportResult",
     "GGUFExportError",

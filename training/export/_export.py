@@ -29,9 +29,9 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 
-from ..config import ExportConfig
 from ..trainers import read_run
 from . import _gguf as ggufio
+from ._config import ExportConfig
 
 _LOAD_LOCK = threading.Lock()
 

@@ -6,6 +6,7 @@ write what :func:`rows_for` makes of each function's verdicts. The evaluation an
 training data reuse its pieces: the prompt (:func:`build_messages`), the verifier run
 (:func:`verify_all`) and the function key.
 """
+from ._config import SelfPlayConfig
 from ._run import (
     CORPUS_DIR,
     REFERENCE_MODEL,
@@ -28,6 +29,7 @@ __all__ = [
     "CORPUS_DIR",
     "REFERENCE_MODEL",
     "Scored",
+    "SelfPlayConfig",
     "SelfPlayError",
     "SelfPlayResult",
     "Task",

@@ -39,7 +39,7 @@ from typing import Any
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import TIMED, Status, Verdict
 
-from ..config import SelfPlayConfig
+from ._config import SelfPlayConfig
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
 SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx"}

@@ -5,9 +5,10 @@ from pathlib import Path
 
 from perfalign.server.verdict import Status
 
-from ..config import ConfigError, DPOConfig
+from ..config import ConfigError
 from ..data import to_dataset
 from . import _common as common
+from ._dpo_config import DPOConfig
 
 COLUMNS = ("prompt", "chosen", "rejected")
 # What a pair's rejected answer can be: the function as written, or a candidate with its verdict.

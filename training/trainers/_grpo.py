@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import GRPOConfig
 from ..data import to_dataset
 from ..rewards import get_execution_reward, get_length_penalty, get_reward_model_reward
 from . import _common as common
+from ._grpo_config import GRPOConfig
 
 COLUMNS = ("prompt", "source", "language", "function", "mode")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config import RewardConfig
 from ..data import to_dataset
 from . import _common as common
+from ._reward_config import RewardConfig
 
 COLUMNS = ("prompt", "chosen", "rejected")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config import SFTConfig
 from . import _common as common
+from ._sft_config import SFTConfig
 
 
 def as_prompt_completion(row: dict[str, Any]) -> dict[str, Any]:
