@@ -142,7 +142,7 @@ def test_the_committed_manifest_feeds_self_play_and_the_evaluation() -> None:
 
 def test_the_verified_references_become_training_data_in_self_plays_format(tmp_path: Path) -> None:
     from perfalign.training import data as training_data
-    from perfalign.training.corpus_gen.data import write_data
+    from perfalign.training.corpus_gen._data import write_data
 
     corpus = Path(corpus_gen.__file__).resolve().parents[1] / "corpus"
     rows = [json.loads(line) for line in (corpus / corpus_gen.MANIFEST).read_text().splitlines()[1:]]

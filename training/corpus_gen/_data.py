@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import manifest as mf
+from . import _manifest as mf
 
 FILES = {"sft": "sft.jsonl", "pairs": "pairs.jsonl", "reward": "reward.jsonl", "rl": "rl.jsonl",
          "candidates": "candidates.jsonl"}
