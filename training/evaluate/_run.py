@@ -8,7 +8,7 @@ For each function both models get the same prompt and seed and sample
 ``samples`` candidates each; one prepared verifier per function judges all of
 them, the two models' candidates interleaved, so the problem size and the
 machine's load are the same for both. The metrics are fixed before the run
-(:mod:`perfalign.training.paired`): fast@1 (primary), pass@1, the user's gain
+(:mod:`._paired`): fast@1 (primary), pass@1, the user's gain
 and speedup_n@k, with per-function paired differences and 95% bootstrap
 intervals over functions; the paper's build@k, pass@k and speedup_n@k are in
 the table too.

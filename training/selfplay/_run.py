@@ -18,7 +18,7 @@ export format so the trainers read both alike:
 
 The default corpus (``perfalign/training/corpus``) is kept apart from the
 project's ``examples/``, which serve as the held-out evaluation set. With a
-corpus manifest (``--manifest``, see :mod:`perfalign.training.manifest`) the
+corpus manifest (``--manifest``, see :mod:`..data`) the
 ``train`` rows are played, each in its own mode, and each function's reference
 rewrite is verified beside the samples: when it is verified faster it becomes
 an SFT row, a pair against the original function (the reference preferred),
