@@ -178,8 +178,9 @@ def refs(module: Module) -> Iterator[Ref]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound:
             target = bound[node.value.id]
+            in_training = where(target)[0] == "training"
             whole = (where(target)[0] in ("package", "shared") and not where(target)[2]) or (
-                where(target)[0] == "training" and training_where(target)[0] != "root" and not training_where(target)[2])
+                in_training and training_where(target)[0] != "root" and not training_where(target)[2])
             if whole:
                 yield Ref(node.lineno, target, node.attr, False, ast.get_source_segment(source, node) or "")
 
@@ -323,7 +324,8 @@ def _within_training(module: Module, ref: Ref) -> Iterator[Problem]:
         return
     if target_kind == "top":
         if ref.name is not None and ref.name.startswith("_"):
-            yield Problem(TRAINING_PACKAGES, module, ref.line, f"{via} takes the private name {ref.name} from {ref.module}",
+            yield Problem(TRAINING_PACKAGES, module, ref.line,
+                          f"{via} takes the private name {ref.name} from {ref.module}",
                           f"make it public in training/{target}.py (drop the underscore) or keep the code beside it")
         if kind == "package" and target in TRAINING_FRONT_ENDS:
             yield Problem(TRAINING_SHARED_RULE, module, ref.line, f"{via}: the stage package {own} imports {target}",
@@ -438,7 +440,7 @@ def test_the_checks_see_every_import() -> None:
     assert ("perfalign.server.cparse", "find_function") in verifier  # from .. import cparse; cparse.find_function
     assert len(server_modules()) > 50 and len(training_modules()) > 10
     seen = {(m.rel, r.module, r.name) for m in training_modules() for r in refs(m)}
-    assert ("training/gpu_loop.py", "perfalign.training.selfplay", "run") in seen  # from . import selfplay; selfplay.run
+    assert ("training/gpu_loop.py", "perfalign.training.selfplay", "run") in seen  # selfplay.run, a package read
     assert ("training/evaluate/_run.py", "perfalign.training.selfplay", "Task") in seen  # inside a function, relative
     assert ("training/evaluate/_run.py", "perfalign.training.evaluate._metrics", None) in seen  # from . import _metrics
 

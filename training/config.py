@@ -3,11 +3,12 @@
 Each command's config is a dataclass in its stage package (``trainers`` for
 the four trainers, on their shared ``BaseConfig``; ``selfplay``, ``export``,
 ``evaluate``, ``corpus_gen``), its fields declared with :func:`opt`, and
-``perfalign train`` (``cli.CONFIGS``) lists them. Every field carries a help string; it becomes a CLI flag (``--learning-rate``)
-and a key in a TOML or YAML file (``learning_rate``). A file may hold shared
-keys at the top level and per-command tables (``[dpo]``, ``[grpo]``…);
-the command's table wins over the top level and flags win over the file.
-Unknown keys are errors, never ignored.
+``perfalign train`` (``cli.CONFIGS``) lists them. Every field carries a help
+string; it becomes a CLI flag (``--learning-rate``) and a key in a TOML or
+YAML file (``learning_rate``). A file may hold shared keys at the top level
+and per-command tables (``[dpo]``, ``[grpo]``…); the command's table wins over
+the top level and flags win over the file. Unknown keys are errors, never
+ignored.
 """
 from __future__ import annotations
 
