@@ -158,9 +158,10 @@ def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from perfalign.training import export, ggufio
-    from perfalign.training.config import ExportConfig
-    from perfalign.training.tiny import build_tiny_model
+    from perfalign.training.export import ExportConfig
+    from perfalign.training.export import _export as export
+    from perfalign.training.export import _gguf as ggufio
+    from perfalign.training.modeling import build_tiny_model
 
     root = tmp_path_factory.mktemp("tiny-gguf")
     base = build_tiny_model(root / "base")

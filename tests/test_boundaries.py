@@ -4,7 +4,10 @@
 (``cli``, ``lsp``) and the shared vocabulary at its top. What a package offers
 the others is re-exported by its ``__init__`` (its ``__all__``); its modules
 are private. ``training/`` is ``perfalign.training`` and uses those public
-APIs only. Every failure names the file, the line, the rule and the fix.
+APIs only; it is laid out the same way: one package per stage, its front ends
+(``cli``, ``gpu_loop``) and the shared ``config`` at its top, a stage package
+used by the others through its ``__init__`` only. Every failure names the
+file, the line, the rule and the fix.
 """
 from __future__ import annotations
 
@@ -47,6 +50,9 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "lsp": frozenset(_STAGES),
     "cli": frozenset(_STAGES) | {"lsp"},
 }
+# training/ has the same shape: its front ends and the shared config at the top, the stages in packages.
+TRAINING_SHARED = frozenset({"config"})
+TRAINING_FRONT_ENDS = frozenset({"cli", "gpu_loop"})
 HEAVY = ("torch", "transformers", "trl", "peft", "llama_cpp", "datasets", "accelerate")
 FRONT_END_LIBRARIES = ("click", "pygls", "lsprotocol", "textual")
 # Dependencies of the library that load a front-end library themselves as they are imported:
@@ -96,12 +102,12 @@ def module_names() -> frozenset[str]:
     return frozenset(m.name for m in (*server_modules(), *training_modules()))
 
 
-def stage_folders() -> set[str]:
-    return {p.name for p in SERVER.iterdir() if (p / "__init__.py").is_file()}
+def stage_folders(root: Path = SERVER) -> set[str]:
+    return {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
 
 
-def top_level_modules() -> set[str]:
-    return {p.stem for p in SERVER.glob("*.py") if p.name != "__init__.py"}
+def top_level_modules(root: Path = SERVER) -> set[str]:
+    return {p.stem for p in root.glob("*.py") if p.name != "__init__.py"}
 
 
 def where(module: str) -> tuple[str, str, tuple[str, ...]]:
@@ -116,10 +122,18 @@ def where(module: str) -> tuple[str, str, tuple[str, ...]]:
     return "other", module.partition(".")[0], ()
 
 
+def training_where(module: str) -> tuple[str, str, tuple[str, ...]]:
+    """For a module of perfalign.training: ("root" | "top" | "package", its top-level module or package, the rest)."""
+    if module == TRAINING_PKG:
+        return "root", "", ()
+    head, *rest = module[len(TRAINING_PKG) + 1:].split(".")
+    return ("top" if head in top_level_modules(TRAINING) else "package"), head, tuple(rest)
+
+
 @cache
-def exported(package: str) -> frozenset[str] | None:
-    """The names in ``server/<package>/__init__.py``'s ``__all__`` (None without one)."""
-    tree = ast.parse((SERVER / package / "__init__.py").read_text())
+def exported(package: str, root: Path = SERVER) -> frozenset[str] | None:
+    """The names in ``<root>/<package>/__init__.py``'s ``__all__`` (None without one)."""
+    tree = ast.parse((root / package / "__init__.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             return frozenset(ast.literal_eval(node.value))
@@ -164,7 +178,10 @@ def refs(module: Module) -> Iterator[Ref]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound:
             target = bound[node.value.id]
-            if where(target)[0] in ("package", "shared") and not where(target)[2]:
+            in_training = where(target)[0] == "training"
+            whole = (where(target)[0] in ("package", "shared") and not where(target)[2]) or (
+                in_training and training_where(target)[0] != "root" and not training_where(target)[2])
+            if whole:
                 yield Ref(node.lineno, target, node.attr, False, ast.get_source_segment(source, node) or "")
 
 
@@ -209,6 +226,10 @@ TABLE = "a package imports only the packages MAY_IMPORT allows (and the shared m
 SHARED_RULE = "the shared top-level modules import no stage package"
 FRONT_END = "only cli/ and lsp/ import click, pygls, lsprotocol or textual"
 TRAINING_RULE = "training/ imports only perfalign.server.<package> (its __init__) and the shared modules"
+TRAINING_RELATIVE = "inside training/, imports of perfalign.training are relative"
+TRAINING_PACKAGES = ("across training's packages, import only from the package itself (a name in its __all__), "
+                     "never a _module or a _name")
+TRAINING_SHARED_RULE = "training's shared config imports no stage package; no stage package imports cli or gpu_loop"
 
 
 def problems_of(module: Module) -> Iterator[Problem]:
@@ -218,6 +239,8 @@ def problems_of(module: Module) -> Iterator[Problem]:
         if kind == "training":
             if target_kind in ("root", "package", "shared"):
                 yield from _cross_package(module, ref, TRAINING_RULE)
+            elif target_kind == "training":
+                yield from _within_training(module, ref)
             continue
         if target_kind == "other":
             if target in FRONT_END_LIBRARIES and not (kind == "package" and own in FRONT_ENDS):
@@ -283,6 +306,50 @@ def _cross_package(module: Module, ref: Ref, rule: str) -> Iterator[Problem]:
         yield Problem(EXPORTED, module, ref.line, f"{via} imports everything from {ref.module}", "name what you import")
 
 
+def _within_training(module: Module, ref: Ref) -> Iterator[Problem]:
+    """A reference from a module of training/ to another: relative, and through a stage package's __init__."""
+    via = f"`{ref.statement}`"
+    if ref.absolute:
+        yield Problem(TRAINING_RELATIVE, module, ref.line, f"{via} is an absolute import of perfalign.training",
+                      f"write it relative to {module.name}: `{relative_form(module, ref)}`")
+    kind, own, _ = training_where(module.name)
+    target_kind, target, rest = training_where(ref.module)
+    if target_kind == "root":
+        if ref.name is not None:
+            yield Problem(TRAINING_PACKAGES, module, ref.line,
+                          f"{via} takes {ref.name} from perfalign.training, which exports nothing",
+                          "import it from the stage package that holds it, e.g. `from ..data import load_splits`")
+        return
+    if target == own:
+        return
+    if target_kind == "top":
+        if ref.name is not None and ref.name.startswith("_"):
+            yield Problem(TRAINING_PACKAGES, module, ref.line,
+                          f"{via} takes the private name {ref.name} from {ref.module}",
+                          f"make it public in training/{target}.py (drop the underscore) or keep the code beside it")
+        if kind == "package" and target in TRAINING_FRONT_ENDS:
+            yield Problem(TRAINING_SHARED_RULE, module, ref.line, f"{via}: the stage package {own} imports {target}",
+                          f"the front ends call the stages, not the other way round; move what {own} needs out of "
+                          f"{target} into a stage package or training/config.py")
+        return
+    if kind == "top" and own in TRAINING_SHARED:
+        yield Problem(TRAINING_SHARED_RULE, module, ref.line, f"{via}: the shared module {own} imports {target}",
+                      f"training/{own}.py imports no stage package; move what needs {target} into a stage package")
+    if rest:
+        yield Problem(TRAINING_PACKAGES, module, ref.line, f"{via} reaches into {ref.module}, a module inside {target}",
+                      f"import it from perfalign.training.{target}; if it is not exported, add it to "
+                      f"training/{target}/__init__.py and its __all__")
+    elif ref.name is not None and ref.name.startswith("_"):
+        yield Problem(TRAINING_PACKAGES, module, ref.line, f"{via} takes the private name {ref.name} from {ref.module}",
+                      f"use what perfalign.training.{target} exports, or make {ref.name} public there "
+                      "(no underscore, in __all__)")
+    elif ref.name is not None and ref.name not in (exported(target, TRAINING) or frozenset()):
+        yield Problem(TRAINING_PACKAGES, module, ref.line,
+                      f"{via}: {ref.name} is not in perfalign.training.{target}'s __all__",
+                      f"add {ref.name} to training/{target}/__init__.py (import it there and list it in __all__), "
+                      "or use a name the package exports")
+
+
 @cache
 def all_problems() -> tuple[Problem, ...]:
     return tuple(p for m in (*server_modules(), *training_modules()) for p in problems_of(m))
@@ -293,6 +360,30 @@ def report(problems: list[Problem]) -> str:
 
 
 # --- the static checks ----------------------------------------------------------------------------
+
+
+def package_problems(root: Path, package: str) -> list[str]:
+    """What is wrong with ``<root>/<package>``: an ``__init__`` without ``__all__`` or one that lists a name it never
+    binds, a module inside whose name is public."""
+    wrong = []
+    init = root / package / "__init__.py"
+    names = exported(package, root)
+    if names is None:
+        return [f"{init.relative_to(REPO)}: no __all__; list what the package offers the others"]
+    tree = ast.parse(init.read_text())
+    imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import)]
+    bound = {a.asname or a.name for n in imports for a in n.names}
+    bound |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    bound |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    if names - bound:
+        wrong.append(f"{init.relative_to(REPO)}: __all__ lists {sorted(names - bound)}, which the module never "
+                     "defines or imports; import them there or drop them from __all__")
+    for path in sorted((root / package).glob("*.py")):
+        if path.name != "__init__.py" and not path.name.startswith("_"):
+            wrong.append(f"{path.relative_to(REPO)}: a module inside a package is private; rename it "
+                         f"_{path.name} (git mv) and re-export what the other packages use from "
+                         f"{init.relative_to(REPO)}")
+    return wrong
 
 
 def test_the_layout_is_the_one_the_rules_know() -> None:
@@ -308,25 +399,27 @@ def test_the_layout_is_the_one_the_rules_know() -> None:
                      "put new code in a stage package, or add a module every stage shares to SHARED in "
                      "tests/test_boundaries.py")
     for package in sorted(stages):
-        init = SERVER / package / "__init__.py"
-        names = exported(package)
-        if names is None:
-            wrong.append(f"{init.relative_to(REPO)}: no __all__; list what the package offers the others")
-            continue
-        tree = ast.parse(init.read_text())
-        imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import)]
-        bound = {a.asname or a.name for n in imports for a in n.names}
-        bound |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-        bound |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-        if names - bound:
-            wrong.append(f"{init.relative_to(REPO)}: __all__ lists {sorted(names - bound)}, which the module never "
-                         "defines or imports; import them there or drop them from __all__")
+        wrong += package_problems(SERVER, package)
+    if wrong:
+        pytest.fail("\n".join(wrong), pytrace=False)
+
+
+def test_the_training_layout_is_the_one_the_rules_know() -> None:
+    wrong = []
+    top = top_level_modules(TRAINING)
+    if top != TRAINING_SHARED | TRAINING_FRONT_ENDS:
+        wrong.append(f"training/ has the top-level modules {sorted(top)}; only the front ends "
+                     f"({', '.join(sorted(TRAINING_FRONT_ENDS))}) and the shared {', '.join(sorted(TRAINING_SHARED))} "
+                     "live there: put new code in the stage package it belongs to")
+    for package in sorted(stage_folders(TRAINING)):
+        wrong += package_problems(TRAINING, package)
     if wrong:
         pytest.fail("\n".join(wrong), pytrace=False)
 
 
 RULES = {"relative": RELATIVE, "private": PRIVATE, "exported": EXPORTED, "table": TABLE, "shared": SHARED_RULE,
-         "front-end": FRONT_END, "training": TRAINING_RULE}
+         "front-end": FRONT_END, "training": TRAINING_RULE, "training-relative": TRAINING_RELATIVE,
+         "training-packages": TRAINING_PACKAGES, "training-shared": TRAINING_SHARED_RULE}
 
 
 @pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
@@ -346,6 +439,10 @@ def test_the_checks_see_every_import() -> None:
     assert ("perfalign.server.verify._sandbox", None) in runner  # from . import _sandbox as sandbox
     assert ("perfalign.server.cparse", "find_function") in verifier  # from .. import cparse; cparse.find_function
     assert len(server_modules()) > 50 and len(training_modules()) > 10
+    seen = {(m.rel, r.module, r.name) for m in training_modules() for r in refs(m)}
+    assert ("training/gpu_loop.py", "perfalign.training.selfplay", "run") in seen  # selfplay.run, a package read
+    assert ("training/evaluate/_run.py", "perfalign.training.selfplay", "Task") in seen  # inside a function, relative
+    assert ("training/evaluate/_run.py", "perfalign.training.evaluate._metrics", None) in seen  # from . import _metrics
 
 
 # --- what importing loads --------------------------------------------------------------------------

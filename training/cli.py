@@ -1,6 +1,6 @@
 """``perfalign train``: sft | dpo | reward | grpo | selfplay | export | eval | corpus.
 
-Every option comes from the command's config dataclass (``perfalign.training.config``),
+Every option comes from the command's config dataclass (:data:`CONFIGS`, each in its stage package),
 so a flag, a TOML/YAML key and the dataclass field are the same thing. Heavy
 libraries (torch, transformers, TRL, PEFT) load only when a command runs.
 """
@@ -18,18 +18,35 @@ from typing import Any
 import click
 
 from perfalign.server.errors import describe, one_line
-from perfalign.training import config as cfg
 
-# command -> (module with main(config), one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "sft": ("perfalign.training.sft", "Supervised fine-tuning on the fastest verified rewrites."),
-    "dpo": ("perfalign.training.dpo", "DPO on performance pairs (faster over not faster, slower or incorrect)."),
-    "reward": ("perfalign.training.reward", "Train a reward model that ranks the faster version higher."),
-    "grpo": ("perfalign.training.grpo", "Online RL (GRPO) whose reward runs the verifier on each sample."),
-    "selfplay": ("perfalign.training.selfplay", "Sample the model on a corpus, verify everything, write pairs."),
-    "export": ("perfalign.training.export", "Write the adapter as GGUF, check it in llama.cpp, register it."),
-    "eval": ("perfalign.training.evaluate", "Paired evaluation of base and trained model: fast@1, pass@1, gain."),
-    "corpus": ("perfalign.training.corpus_gen", "Generate the training corpus of slow functions with faster references."),
+from . import config as cfg
+from .corpus_gen import CorpusConfig
+from .evaluate import EvalConfig
+from .export import ExportConfig
+from .selfplay import SelfPlayConfig
+from .trainers import DPOConfig, GRPOConfig, RewardConfig, SFTConfig
+
+# command -> its settings (every option of the command is a field)
+CONFIGS: dict[str, type] = {
+    "sft": SFTConfig,
+    "dpo": DPOConfig,
+    "reward": RewardConfig,
+    "grpo": GRPOConfig,
+    "selfplay": SelfPlayConfig,
+    "export": ExportConfig,
+    "eval": EvalConfig,
+    "corpus": CorpusConfig,
+}
+# command -> (stage package, its function that takes the config, one-line help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "sft": ("trainers", "train_sft", "Supervised fine-tuning on the fastest verified rewrites."),
+    "dpo": ("trainers", "train_dpo", "DPO on performance pairs (faster over not faster, slower or incorrect)."),
+    "reward": ("trainers", "train_reward", "Train a reward model that ranks the faster version higher."),
+    "grpo": ("trainers", "train_grpo", "Online RL (GRPO) whose reward runs the verifier on each sample."),
+    "selfplay": ("selfplay", "main", "Sample the model on a corpus, verify everything, write pairs."),
+    "export": ("export", "main", "Write the adapter as GGUF, check it in llama.cpp, register it."),
+    "eval": ("evaluate", "main", "Paired evaluation of base and trained model: fast@1, pass@1, gain."),
+    "corpus": ("corpus_gen", "main", "Generate the training corpus of slow functions with faster references."),
 }
 
 
@@ -70,20 +87,20 @@ def _as_jsonable(value: Any) -> Any:
 
 
 def _run(command: str, config_file: Path | None, as_json: bool, overrides: dict[str, Any]) -> None:
-    module_name, _ = COMMANDS[command]
+    package, function, _ = COMMANDS[command]
     try:
         file_data = cfg.read_file(config_file) if config_file else {}
-        config = cfg.build(cfg.CONFIGS[command], command, file_data, overrides)
+        config = cfg.build(CONFIGS, command, file_data, overrides)
     except cfg.ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(f".{package}", __package__)
     except ModuleNotFoundError as exc:
         raise click.ClickException(
             f"'perfalign train {command}' needs the package {exc.name!r}; install it with: pip install 'perfalign[train]'"
         ) from None
     try:
-        result = module.main(config)
+        result = getattr(module, function)(config)
     except KeyboardInterrupt:
         raise click.ClickException("interrupted; nothing was registered (a trainer goes on from its last checkpoint "
                                    "when the same command is run again)") from None
@@ -111,8 +128,8 @@ def _explain(exc: BaseException) -> str:
 
 
 def _make(command: str) -> click.Command:
-    cls = cfg.CONFIGS[command]
-    _, help_text = COMMANDS[command]
+    cls = CONFIGS[command]
+    _, _, help_text = COMMANDS[command]
 
     def callback(config_file: Path | None, as_json: bool, **overrides: Any) -> None:
         _run(command, config_file, as_json, overrides)

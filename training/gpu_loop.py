@@ -22,8 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from perfalign.server.errors import one_line
-from perfalign.training import card as cardlib
-from perfalign.training.config import DPOConfig, EvalConfig, ExportConfig, GRPOConfig, SelfPlayConfig
+
+from .evaluate import EvalConfig
+from .evaluate import card as cardlib
+from .export import ExportConfig
+from .selfplay import SelfPlayConfig
+from .trainers import DPOConfig, GRPOConfig
 
 
 @dataclass
@@ -84,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     clock = Clock(args.budget_s)
     import torch
 
-    from perfalign.training import dpo, evaluate, export, grpo, selfplay
-    from perfalign.training.sampling import open_sampler
+    from . import evaluate, export, selfplay
+    from .modeling import open_sampler
+    from .trainers import train_dpo, train_grpo
 
     log(f"device: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'cpu'}; model {args.model}")
 
@@ -113,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             base=args.model, output_dir=str(out / "dpo"), data=[str(pairs)], max_steps=args.dpo_steps, learning_rate=2e-5,
             per_device_batch_size=4, gradient_accumulation_steps=2, max_length=1536, lora_r=16, lora_alpha=32, precision=precision,
         )
-        result = clock.stage("dpo", dpo.main, dpo_config)
+        result = clock.stage("dpo", train_dpo, dpo_config)
         if result is not None:
             log(result.summary())
             stages.append(result.adapter_dir)
@@ -129,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             max_completion_length=args.max_tokens, max_length=2048, precision=precision, verify_workers=args.verify_workers,
             repetitions=5,
         )
-        result = clock.stage("grpo", grpo.main, grpo_config)
+        result = clock.stage("grpo", train_grpo, grpo_config)
         if result is not None:
             log(result.summary())
             stages.append(result.adapter_dir)

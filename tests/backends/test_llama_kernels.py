@@ -39,8 +39,8 @@ def tiny_q6k(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Qwen2 GGUF with rows of 256 and 512 weights, every matrix in Q6_K."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from perfalign.training import ggufio
-    from perfalign.training.tiny import build_tiny_model
+    from perfalign.training.export import _gguf as ggufio
+    from perfalign.training.modeling import build_tiny_model
 
     root = tmp_path_factory.mktemp("tiny-q6k")
     folder = build_tiny_model(root / "hf", seed=5, vocab_size=504, hidden_size=256, intermediate_size=512)

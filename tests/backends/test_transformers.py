@@ -13,7 +13,7 @@ from perfalign.server.backends import (  # noqa: E402
     create_backend,
 )
 from perfalign.server.settings import Settings  # noqa: E402
-from perfalign.training.tiny import build_tiny_model  # noqa: E402
+from perfalign.training.modeling import build_tiny_model  # noqa: E402
 
 pytestmark = pytest.mark.train
 

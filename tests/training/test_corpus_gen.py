@@ -12,8 +12,7 @@ from perfalign.server import cparse
 from perfalign.server.settings import Settings
 from perfalign.server.verify import verify_source
 from perfalign.training import corpus_gen, selfplay
-from perfalign.training.config import CorpusConfig
-from perfalign.training.corpus_gen import EVAL_FAMILIES, FAMILIES, dedup, draw, examples_index
+from perfalign.training.corpus_gen import EVAL_FAMILIES, FAMILIES, CorpusConfig, dedup, draw, examples_index
 
 REPO = Path(__file__).resolve().parents[2]
 # one family per kind of slowness: a closed form, O(n^2) search, one pass per bin, a C++ string, a sort, a format
@@ -126,7 +125,7 @@ def test_a_broken_manifest_is_reported_with_what_to_do(tmp_path: Path) -> None:
 
 
 def test_the_committed_manifest_feeds_self_play_and_the_evaluation() -> None:
-    from perfalign.training.manifest import read_manifest
+    from perfalign.training.data import read_manifest
 
     manifest = Path(corpus_gen.__file__).resolve().parents[1] / "corpus" / corpus_gen.MANIFEST
     entries = read_manifest(manifest)
@@ -143,7 +142,7 @@ def test_the_committed_manifest_feeds_self_play_and_the_evaluation() -> None:
 
 def test_the_verified_references_become_training_data_in_self_plays_format(tmp_path: Path) -> None:
     from perfalign.training import data as training_data
-    from perfalign.training.corpus_gen.data import write_data
+    from perfalign.training.corpus_gen._data import write_data
 
     corpus = Path(corpus_gen.__file__).resolve().parents[1] / "corpus"
     rows = [json.loads(line) for line in (corpus / corpus_gen.MANIFEST).read_text().splitlines()[1:]]

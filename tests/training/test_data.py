@@ -8,7 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from perfalign.training import config as cfg
+from perfalign.training.cli import CONFIGS
 from perfalign.training.data import DataError, load_splits, write_jsonl
+from perfalign.training.trainers import DPOConfig, GRPOConfig
 
 
 def pair(key: str, i: int, split: str = "train") -> dict[str, object]:
@@ -60,18 +62,18 @@ def test_min_margin_and_bad_rows(tmp_path: Path) -> None:
 def test_config_from_toml_yaml_and_flags(tmp_path: Path) -> None:
     toml = tmp_path / "train.toml"
     toml.write_text('base = "m.gguf"\nlearning_rate = 1e-4\nnum_generations = 8\n[dpo]\nbeta = 0.3\nlora_targets = ["q_proj"]\n')
-    dpo = cfg.build(cfg.DPOConfig, "dpo", cfg.read_file(toml), {"beta": None, "max_steps": 7})
+    dpo = cfg.build(CONFIGS, "dpo", cfg.read_file(toml), {"beta": None, "max_steps": 7})
     assert (dpo.base, dpo.learning_rate, dpo.beta, dpo.max_steps, dpo.lora_targets) == ("m.gguf", 1e-4, 0.3, 7, ["q_proj"])
-    grpo = cfg.build(cfg.GRPOConfig, "grpo", cfg.read_file(toml), {})
+    grpo = cfg.build(CONFIGS, "grpo", cfg.read_file(toml), {})
     assert grpo.num_generations == 8  # shared top-level keys reach the command that knows them
     yaml_file = tmp_path / "t.yaml"
     yaml_file.write_text("dpo:\n  beta: 0.05\n  max_steps: 3\n")
-    assert cfg.build(cfg.DPOConfig, "dpo", cfg.read_file(yaml_file), {"beta": 0.2}).beta == 0.2
+    assert cfg.build(CONFIGS, "dpo", cfg.read_file(yaml_file), {"beta": 0.2}).beta == 0.2
     with pytest.raises(cfg.ConfigError, match="unknown key 'betta'"):
-        cfg.build(cfg.DPOConfig, "dpo", {"dpo": {"betta": 1}}, {})
+        cfg.build(CONFIGS, "dpo", {"dpo": {"betta": 1}}, {})
     with pytest.raises(cfg.ConfigError, match="max_steps must be a whole number"):
-        cfg.build(cfg.DPOConfig, "dpo", {"dpo": {"max_steps": "many"}}, {})
-    for cls in cfg.CONFIGS.values():
+        cfg.build(CONFIGS, "dpo", {"dpo": {"max_steps": "many"}}, {})
+    for cls in CONFIGS.values():
         for name in cls.__dataclass_fields__:
             assert cfg.help_of(cls, name), f"{cls.__name__}.{name} has no help"
 
@@ -89,7 +91,7 @@ def test_cli_reports_errors_in_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "not valid TOML" in result.output
     result = runner.invoke(main, ["train", "grpo", "--help"])
     assert result.exit_code == 0 and "--num-generations" in result.output and "--verify-workers" in result.output
-    json.dumps(cfg.to_dict(cfg.GRPOConfig()))
+    json.dumps(cfg.to_dict(GRPOConfig()))
 
 
 def test_reviews_count_and_name_the_snapshot(tmp_path: Path) -> None:
@@ -136,12 +138,12 @@ def test_a_full_disk_during_training_says_what_to_do_and_that_a_rerun_goes_on(
     import errno
 
     from perfalign.server.cli import main
-    from perfalign.training import sft
+    from perfalign.training import trainers
 
     def full(config: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", "runs/sft/checkpoints/checkpoint-3/optimizer.pt")
 
-    monkeypatch.setattr(sft, "main", full)
+    monkeypatch.setattr(trainers, "train_sft", full)
     result = CliRunner().invoke(main, ["train", "sft", "--data", str(tmp_path / "sft.jsonl")])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "the disk is full writing runs/sft/checkpoints/checkpoint-3/optimizer.pt" in result.output
@@ -163,8 +165,8 @@ def test_pairs_are_left_out_by_their_rejected_answers_status(tmp_path: Path) -> 
 
 
 def test_an_unknown_rejected_status_is_refused_before_anything_loads(tmp_path: Path) -> None:
-    from perfalign.training import dpo
+    from perfalign.training.trainers import train_dpo
 
-    config = cfg.DPOConfig(data=[str(tmp_path / "absent.jsonl")], exclude_rejected=["orignal"])
+    config = DPOConfig(data=[str(tmp_path / "absent.jsonl")], exclude_rejected=["orignal"])
     with pytest.raises(cfg.ConfigError, match="exclude_rejected: unknown status orignal; one of compile_error, .*original"):
-        dpo.main(config)
+        train_dpo(config)

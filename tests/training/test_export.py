@@ -11,10 +11,11 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from perfalign.training import export, ggufio  # noqa: E402
-from perfalign.training.common import RUN_FILE  # noqa: E402
-from perfalign.training.config import ExportConfig  # noqa: E402
-from perfalign.training.tiny import build_tiny_model  # noqa: E402
+from perfalign.training.export import ExportConfig  # noqa: E402
+from perfalign.training.export import _export as export  # noqa: E402
+from perfalign.training.export import _gguf as ggufio  # noqa: E402
+from perfalign.training.modeling import build_tiny_model  # noqa: E402
+from perfalign.training.trainers import RUN_FILE  # noqa: E402
 
 pytestmark = pytest.mark.train
 

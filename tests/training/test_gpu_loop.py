@@ -16,7 +16,7 @@ pytestmark = pytest.mark.train
 
 def test_gpu_loop_runs_every_stage_and_writes_the_card(tmp_path: Path) -> None:
     from perfalign.training import gpu_loop
-    from perfalign.training.tiny import build_tiny_model
+    from perfalign.training.modeling import build_tiny_model
 
     tiny = build_tiny_model(tmp_path / "tiny")
     out = tmp_path / "out"

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from perfalign.training.metrics import (
+from perfalign.training.evaluate._metrics import (
     Sample,
     at_least_one,
     build_at_k,

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from perfalign.server.verify import verifier_digest
-from perfalign.training import evaluate, paired
-from perfalign.training.config import EvalConfig
 from perfalign.training.data import read_jsonl, write_jsonl
+from perfalign.training.evaluate import EvalConfig
+from perfalign.training.evaluate import _paired as paired
+from perfalign.training.evaluate import _run as evaluate
 from perfalign.training.selfplay import CORPUS_DIR
 
 N_FUNCTIONS = 40

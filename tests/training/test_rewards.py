@@ -112,10 +112,10 @@ def test_grpo_trains_with_the_verifier_as_reward(tmp_path: Path) -> None:
     import trl  # noqa: F401
     from safetensors.torch import load_file
 
-    from perfalign.training import grpo
-    from perfalign.training.config import GRPOConfig
+    from perfalign.training.trainers import train_grpo
+    from perfalign.training.trainers import GRPOConfig
     from perfalign.training.data import write_jsonl
-    from perfalign.training.tiny import build_tiny_model
+    from perfalign.training.modeling import build_tiny_model
 
     tiny = build_tiny_model(tmp_path / "tiny")
     prompt = [{"role": "user", "content": f"Optimize this function.\n```c\n{SOURCE}\n```"}]
@@ -138,7 +138,7 @@ def test_grpo_trains_with_the_verifier_as_reward(tmp_path: Path) -> None:
         length_limit_chars=8,
         repetitions=3,
     )
-    result = grpo.main(config)
+    result = train_grpo(config)
     assert result.steps == 2
     b = [w for k, w in load_file(str(result.adapter_dir / "adapter_model.safetensors")).items() if "lora_B" in k]
     assert any(float(w.abs().sum()) > 0 for w in b), "GRPO left the LoRA weights at their init"

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from perfalign.training import evaluate, selfplay
-from perfalign.training.config import EvalConfig, SelfPlayConfig
 from perfalign.training.data import load_splits, read_jsonl
+from perfalign.training.evaluate import EvalConfig
+from perfalign.training.selfplay import SelfPlayConfig
 
 CORPUS_FILE = selfplay.CORPUS_DIR / "count_below_mean.c"
 FAST = """```c
@@ -117,7 +118,7 @@ def test_eval_of_an_exported_adapter_writes_its_model_card(tmp_path: Path) -> No
 def test_an_adapter_is_checked_before_the_base_is_evaluated(tmp_path: Path) -> None:
     """A registered adapter resolves to its GGUF; a wrong one fails at once, not after the base's long run."""
     from perfalign.server import registry
-    from perfalign.training import sampling
+    from perfalign.training import modeling
 
     base = tmp_path / "base.gguf"
     base.write_bytes(b"GGUF" + bytes(16))
@@ -125,13 +126,13 @@ def test_an_adapter_is_checked_before_the_base_is_evaluated(tmp_path: Path) -> N
     adapter.write_bytes(b"GGUF" + bytes(16))
     registry.register_gguf("eval-base", base)
     registry.register_adapter("eval-trained", "eval-base", adapter, {})
-    assert sampling.gguf_adapter("eval-trained") == adapter.resolve()
-    sampling.check_adapter("eval-base", "eval-trained", "llama-cpp")
-    with pytest.raises(sampling.SamplingError, match="not a GGUF adapter"):
-        sampling.check_adapter("eval-base", "no-such-adapter", "llama-cpp")
+    assert modeling.gguf_adapter("eval-trained") == adapter.resolve()
+    modeling.check_adapter("eval-base", "eval-trained", "llama-cpp")
+    with pytest.raises(modeling.SamplingError, match="not a GGUF adapter"):
+        modeling.check_adapter("eval-base", "no-such-adapter", "llama-cpp")
     config = EvalConfig(functions=[str(CORPUS_FILE)], base="eval-base", adapter="no-such-adapter", engine="llama-cpp",
                         output_dir=str(tmp_path / "eval"))
-    with pytest.raises(sampling.SamplingError):
+    with pytest.raises(modeling.SamplingError):
         evaluate.run(config)
     assert not (tmp_path / "eval" / "metrics.json").exists()
 

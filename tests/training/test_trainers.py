@@ -10,10 +10,10 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from perfalign.training import common  # noqa: E402
-from perfalign.training.config import DPOConfig, RewardConfig, SFTConfig  # noqa: E402
+from perfalign.training.trainers import _common as common  # noqa: E402
+from perfalign.training.trainers import DPOConfig, RewardConfig, SFTConfig  # noqa: E402
 from perfalign.training.data import write_jsonl  # noqa: E402
-from perfalign.training.tiny import build_tiny_model  # noqa: E402
+from perfalign.training.modeling import build_tiny_model  # noqa: E402
 
 pytestmark = pytest.mark.train
 
@@ -89,14 +89,14 @@ def small(cls: type, tiny: Path, tmp_path: Path, data: Path, **kw: object):  # t
 
 
 def test_dpo_trains_and_records_its_data(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import dpo
+    from perfalign.training.trainers import train_dpo
 
     data = tmp_path / "pairs.jsonl"
     rows = pair_rows()
     rows[0].update(review="approved", reviewer="alice")  # as `prefs export` writes a reviewed pair
     rows[1].update(review="unreviewed", reviewer=None)
     write_jsonl(data, rows + pair_rows()[2:4])  # duplicates are dropped
-    result = dpo.main(small(DPOConfig, tiny, tmp_path, data))
+    result = train_dpo(small(DPOConfig, tiny, tmp_path, data))
     check_run(result, 3)
     assert result.train_rows == 7 and result.eval_rows == 1
     record = common.read_run(result.adapter_dir)
@@ -105,45 +105,45 @@ def test_dpo_trains_and_records_its_data(tiny: Path, tmp_path: Path) -> None:
 
 
 def test_a_likelihood_term_holds_the_chosen_answers_up_under_dpo(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import dpo
+    from perfalign.training.trainers import train_dpo
 
     data = tmp_path / "pairs.jsonl"
     write_jsonl(data, pair_rows())
 
     def chosen_logp(sft_weight: float) -> float:
-        result = dpo.main(small(DPOConfig, tiny, tmp_path / f"w{sft_weight:g}", data, max_steps=8, sft_weight=sft_weight))
+        result = train_dpo(small(DPOConfig, tiny, tmp_path / f"w{sft_weight:g}", data, max_steps=8, sft_weight=sft_weight))
         return float(result.metrics["chosen_logp_last"])
 
     with_term, without = chosen_logp(1.0), chosen_logp(0.0)
     assert with_term > without + 2.0
     with pytest.raises(ValueError, match="sft_weight"):
-        dpo.main(small(DPOConfig, tiny, tmp_path, data, sft_weight=-1.0))
+        train_dpo(small(DPOConfig, tiny, tmp_path, data, sft_weight=-1.0))
 
 
 def test_sft_trains_on_the_fastest_rewrite(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import sft
+    from perfalign.training.trainers import train_sft
 
     data = tmp_path / "sft.jsonl"
     write_jsonl(
         data,
         [{"messages": r["prompt"] + r["chosen"], "function_key": r["function_key"], "split": "train"} for r in pair_rows()],
     )
-    check_run(sft.main(small(SFTConfig, tiny, tmp_path, data)), 3)
+    check_run(train_sft(small(SFTConfig, tiny, tmp_path, data)), 3)
 
 
 def test_reward_model_trains_and_reports_heldout_accuracy(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import reward
+    from perfalign.training.trainers import train_reward
 
     data = tmp_path / "pairs.jsonl"
     write_jsonl(data, pair_rows())
-    result = reward.main(small(RewardConfig, tiny, tmp_path, data))
+    result = train_reward(small(RewardConfig, tiny, tmp_path, data))
     check_run(result, 3)
     assert 0.0 <= result.metrics["heldout_pairwise_accuracy"] <= 1.0
     assert result.metrics["heldout_pairs"] == 1
 
 
 def test_the_reward_model_is_trained_with_each_pairs_margin(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import reward
+    from perfalign.training.trainers import train_reward
 
     rows = pair_rows()
     for row in rows:
@@ -152,14 +152,14 @@ def test_the_reward_model_is_trained_with_each_pairs_margin(tiny: Path, tmp_path
     write_jsonl(data, rows)
     # At the start the reward model cannot tell chosen from rejected (difference about 0), so the first loss is
     # about -log sigmoid(-margin) = 4.02 with the margin and log 2 = 0.69 without it.
-    with_margin = reward.main(small(RewardConfig, tiny, tmp_path / "with", data, max_steps=1))
-    without = reward.main(small(RewardConfig, tiny, tmp_path / "without", data, max_steps=1, use_margin=False))
+    with_margin = train_reward(small(RewardConfig, tiny, tmp_path / "with", data, max_steps=1))
+    without = train_reward(small(RewardConfig, tiny, tmp_path / "without", data, max_steps=1, use_margin=False))
     assert with_margin.metrics["margin_used"] and not without.metrics["margin_used"]
     assert with_margin.losses[0] > 3.0 and without.losses[0] < 1.5
 
 
 def test_pairs_per_prompt_are_capped_over_distinct_answers(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import dpo
+    from perfalign.training.trainers import train_dpo
 
     one = pair_rows()[0]
     rows = []
@@ -168,22 +168,22 @@ def test_pairs_per_prompt_are_capped_over_distinct_answers(tiny: Path, tmp_path:
         rows.append(row)
     data = tmp_path / "pairs.jsonl"
     write_jsonl(data, rows + pair_rows()[1:3])
-    result = dpo.main(small(DPOConfig, tiny, tmp_path, data, max_steps=1, max_pairs_per_prompt=2))
+    result = train_dpo(small(DPOConfig, tiny, tmp_path, data, max_steps=1, max_pairs_per_prompt=2))
     assert result.train_rows == 2 + 2
     assert common.read_run(result.adapter_dir)["data_capped_pairs"] == 4
 
 
 def test_no_data_is_a_clear_error(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import dpo
+    from perfalign.training.trainers import train_dpo
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     with pytest.raises(Exception, match="no pairs rows"):
-        dpo.main(small(DPOConfig, tiny, tmp_path, empty))
+        train_dpo(small(DPOConfig, tiny, tmp_path, empty))
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"prompt": []}) + "\n")
     with pytest.raises(Exception, match="needs chosen, rejected"):
-        dpo.main(small(DPOConfig, tiny, tmp_path, bad))
+        train_dpo(small(DPOConfig, tiny, tmp_path, bad))
 
 
 def test_dpo_runs_in_two_processes(tiny: Path, tmp_path: Path) -> None:
@@ -224,45 +224,45 @@ def sft_data(tmp_path: Path) -> Path:
 
 
 def test_a_run_stopped_at_its_time_limit_resumes_where_it_stopped(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import sft
+    from perfalign.training.trainers import train_sft
 
     data = sft_data(tmp_path)
-    stopped = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=6, time_limit_s=1e-6))
+    stopped = train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=6, time_limit_s=1e-6))
     assert not stopped.complete and stopped.steps == 1 and "run the same command again" in stopped.summary()
     assert (tmp_path / "run" / "checkpoints" / "checkpoint-1" / "trainer_state.json").is_file()
-    resumed = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=6))
+    resumed = train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=6))
     assert resumed.complete and resumed.resumed_from == 1 and resumed.steps == 6
     assert common.read_run(resumed.adapter_dir)["result"]["resumed_from"] == 1
     # more steps later: the run goes on from its last checkpoint, not from the start
-    longer = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=8))
+    longer = train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=8))
     assert longer.resumed_from == 6 and longer.steps == 8
     kept = sorted(p.name for p in (tmp_path / "run" / "checkpoints").glob("checkpoint-*"))
     assert kept == ["checkpoint-6", "checkpoint-8"]  # the newest two: a long run does not fill the disk
 
 
 def test_checkpoints_of_another_run_are_refused_unless_discarded(tiny: Path, tmp_path: Path) -> None:
-    from perfalign.training import sft
+    from perfalign.training.trainers import train_sft
 
     data = sft_data(tmp_path)
-    sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2))
+    train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=2))
     with pytest.raises(common.TrainingError, match=r"another run \(.*lora_r.*--no-resume"):
-        sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8))
-    fresh = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8, resume=False))
+        train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8))
+    fresh = train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=2, lora_r=8, resume=False))
     assert fresh.resumed_from == 0 and fresh.steps == 2
 
 
 def test_a_checkpoint_saved_before_a_setting_existed_resumes_while_it_stays_at_its_default(
     tiny: Path, tmp_path: Path
 ) -> None:
-    from perfalign.training import sft
+    from perfalign.training.trainers import train_sft
 
     data = sft_data(tmp_path)
-    sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=4, time_limit_s=1e-6))
+    train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=4, time_limit_s=1e-6))
     marker = tmp_path / "run" / "checkpoints" / common.RESUME_FILE
     identity = json.loads(marker.read_text())
     del identity["config"]["completion_only_loss"]  # as written by a perfalign that did not have the setting yet
     marker.write_text(json.dumps(identity))
     with pytest.raises(common.TrainingError, match=r"another run \(completion_only_loss differ\)"):
-        sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=4, completion_only_loss=False))
-    resumed = sft.main(small(SFTConfig, tiny, tmp_path, data, max_steps=4))
+        train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=4, completion_only_loss=False))
+    resumed = train_sft(small(SFTConfig, tiny, tmp_path, data, max_steps=4))
     assert resumed.resumed_from == 1 and resumed.steps == 4

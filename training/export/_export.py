@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from perfalign.server.errors import PerfalignError
-from perfalign.training import ggufio
-from perfalign.training.common import read_run
-from perfalign.training.config import ExportConfig
+
+from ..trainers import read_run
+from . import _gguf as ggufio
+from ._config import ExportConfig
 
 _LOAD_LOCK = threading.Lock()
 
@@ -112,7 +113,7 @@ def check_data(adapter_dir: Path, tokenizer: Any, count: int, max_tokens: int = 
     longer conversation keeps its last ``max_tokens`` tokens, so its answer is
     always checked.
     """
-    from perfalign.training.data import read_jsonl
+    from ..data import read_jsonl
 
     run = read_run(adapter_dir)
     max_tokens = max_tokens or int(run.get("config", {}).get("max_length") or DEFAULT_MAX_TOKENS)
@@ -286,7 +287,7 @@ def compare(
 def main(config: ExportConfig) -> ExportResult:
     from safetensors.torch import load_file
 
-    from perfalign.training.modeling import resolve_base
+    from ..modeling import resolve_base
 
     adapter_dir = Path(config.adapter_dir)
     if config.eval_dir and not (Path(config.eval_dir) / "metrics.json").is_file():
@@ -310,7 +311,7 @@ def main(config: ExportConfig) -> ExportResult:
     base_gguf = Path(config.base_gguf) if config.base_gguf else ref.gguf
     if base_gguf is None:
         # A Hugging Face base: write an f16 GGUF of it beside the adapter so llama.cpp can serve both.
-        from perfalign.training.modeling import load_model, load_tokenizer
+        from ..modeling import load_model, load_tokenizer
 
         base_gguf = output.with_name("base-f16.gguf")
         if not base_gguf.is_file():
@@ -336,7 +337,7 @@ def main(config: ExportConfig) -> ExportResult:
     if config.check_sequences > 0 or config.merged_q8:
         from peft import PeftModel
 
-        from perfalign.training.modeling import load_model, load_tokenizer
+        from ..modeling import load_model, load_tokenizer
 
         tokenizer = load_tokenizer(ref)
         peft_model = PeftModel.from_pretrained(load_model(ref, precision="fp32"), str(adapter_dir)).eval()

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfalign.training import common
-from perfalign.training.config import GRPOConfig
-from perfalign.training.data import to_dataset
-from perfalign.training.rewards import get_execution_reward, get_length_penalty, get_reward_model_reward
+from ..data import to_dataset
+from ..rewards import get_execution_reward, get_length_penalty, get_reward_model_reward
+from . import _common as common
+from ._grpo_config import GRPOConfig
 
 COLUMNS = ("prompt", "source", "language", "function", "mode")
 
 
-def main(config: GRPOConfig) -> common.TrainResult:
+def train_grpo(config: GRPOConfig) -> common.TrainResult:
     splits = common.load_data(config, "rl")  # bad data fails fast, before the heavy imports
     from trl import GRPOConfig as TRLGRPOConfig
     from trl import GRPOTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
+    from ..modeling import load_model, load_tokenizer, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)

@@ -10,7 +10,13 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import fam_algorithm, fam_bins, fam_formats, fam_layout, fam_parallel, fam_recompute, fam_text
+from . import _fam_algorithm as fam_algorithm
+from . import _fam_bins as fam_bins
+from . import _fam_formats as fam_formats
+from . import _fam_layout as fam_layout
+from . import _fam_parallel as fam_parallel
+from . import _fam_recompute as fam_recompute
+from . import _fam_text as fam_text
 from ._types import Variant
 
 

@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfalign.training.data import DataError
+from ._splits import DataError
 
 MODES = ("serial", "openmp")
 SPLITS = ("train", "eval")

@@ -119,7 +119,7 @@ def check_adapter(base: str, adapter: str, engine: str = "auto") -> None:
     """Raise :class:`SamplingError` now if ``adapter`` cannot be loaded on ``engine`` (before hours of work)."""
     if not adapter:
         return
-    from perfalign.training.modeling import resolve_base
+    from ._loading import resolve_base
 
     if _engine(resolve_base(base), engine) == "llama-cpp":
         if gguf_adapter(adapter) is None:
@@ -136,7 +136,7 @@ def _engine(ref: Any, engine: str) -> str:
 
 def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads: int = 0) -> Sampler:
     """A sampler for ``base`` (+ ``adapter``) on ``engine`` (llama-cpp, transformers or auto)."""
-    from perfalign.training.modeling import resolve_base
+    from ._loading import resolve_base
 
     ref = resolve_base(base)
     engine = _engine(ref, engine)
@@ -154,7 +154,7 @@ def open_sampler(base: str, adapter: str = "", engine: str = "auto", *, threads:
         return LlamaCppSampler(backend_for(model, Settings(), {"n_threads": threads}), label)
     if engine != "transformers":
         raise SamplingError(f"unknown engine {engine!r}; one of auto, llama-cpp, transformers")
-    from perfalign.training.modeling import load_model, load_tokenizer
+    from ._loading import load_model, load_tokenizer
 
     model = load_model(ref)
     if adapter:

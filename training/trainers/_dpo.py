@@ -4,16 +4,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfalign.server.verdict import Status
-from perfalign.training import common
-from perfalign.training.config import ConfigError, DPOConfig
-from perfalign.training.data import to_dataset
+
+from ..config import ConfigError
+from ..data import to_dataset
+from . import _common as common
+from ._dpo_config import DPOConfig
 
 COLUMNS = ("prompt", "chosen", "rejected")
 # What a pair's rejected answer can be: the function as written, or a candidate with its verdict.
 REJECTED_STATUSES = frozenset({"original", *(status.value for status in Status)})
 
 
-def main(config: DPOConfig) -> common.TrainResult:
+def train_dpo(config: DPOConfig) -> common.TrainResult:
     if config.sft_weight < 0:
         raise ConfigError(f"sft_weight must be 0 or more, got {config.sft_weight:g}")
     unknown = sorted(set(config.exclude_rejected) - REJECTED_STATUSES)
@@ -24,7 +26,7 @@ def main(config: DPOConfig) -> common.TrainResult:
     from trl import DPOConfig as TRLDPOConfig
     from trl import DPOTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
+    from ..modeling import load_model, load_tokenizer, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)

@@ -19,8 +19,9 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.files import write_atomic
-from perfalign.training import config as cfg
-from perfalign.training.data import Splits, excluded_keys, load_splits
+
+from ..data import Splits, excluded_keys, load_splits
+from ._base_config import BaseConfig
 
 RUN_FILE = "perfalign-run.json"
 
@@ -62,7 +63,7 @@ class TrainResult:
         )
 
 
-def load_data(config: cfg.BaseConfig, kind: str, *, eval_fraction: float = 0.0, min_margin: float = 0.0) -> Splits:
+def load_data(config: BaseConfig, kind: str, *, eval_fraction: float = 0.0, min_margin: float = 0.0) -> Splits:
     if not config.data:
         raise TrainingError("no training data given; pass --data FILE.jsonl (from `perfalign prefs export` or `perfalign train selfplay`)")
     splits = load_splits(
@@ -79,9 +80,9 @@ def load_data(config: cfg.BaseConfig, kind: str, *, eval_fraction: float = 0.0, 
     return splits
 
 
-def trl_kwargs(config: cfg.BaseConfig, output_dir: Path) -> dict[str, Any]:
+def trl_kwargs(config: BaseConfig, output_dir: Path) -> dict[str, Any]:
     """The TrainingArguments every TRL config shares, from our base config."""
-    from perfalign.training.modeling import trainer_precision
+    from ..modeling import trainer_precision
 
     return {
         "output_dir": str(output_dir / "checkpoints"),
@@ -124,9 +125,9 @@ def _checkpointing(enabled: bool) -> dict[str, bool]:
     return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": True}
 
 
-def with_adapter(config: cfg.BaseConfig, model: Any, task_type: str = "CAUSAL_LM") -> tuple[Any, Any]:
+def with_adapter(config: BaseConfig, model: Any, task_type: str = "CAUSAL_LM") -> tuple[Any, Any]:
     """(model, peft_config) for a TRL trainer: a fresh LoRA, or ``init_adapter`` made trainable again."""
-    from perfalign.training.modeling import lora_config
+    from ..modeling import lora_config
 
     if not config.init_adapter:
         return model, lora_config(config, task_type=task_type)
@@ -168,14 +169,14 @@ class Run:
     stopped_at_limit: bool = False
 
 
-def run_identity(config: cfg.BaseConfig, splits: Splits) -> dict[str, Any]:
+def run_identity(config: BaseConfig, splits: Splits) -> dict[str, Any]:
     """What a checkpoint must share with a rerun to be resumed: the base, the data and every setting that shapes training."""
     settings = {k: v for k, v in asdict(config).items() if k not in _RUN_LENGTH}
     return json.loads(json.dumps({"kind": type(config).__name__, "base": config.base,
                                   "data_snapshot_id": splits.snapshot_id, "config": settings}, sort_keys=True))
 
 
-def _with_settings_added_since(earlier: dict[str, Any], config: cfg.BaseConfig) -> dict[str, Any]:
+def _with_settings_added_since(earlier: dict[str, Any], config: BaseConfig) -> dict[str, Any]:
     """``earlier`` (a checkpoint's identity) with each setting perfalign added since it was written at its default.
 
     A setting that did not exist when the checkpoint was saved shaped that run as its default does now, so a
@@ -193,7 +194,7 @@ def _checkpoints(folder: Path) -> list[Path]:
     return sorted(found, key=lambda p: int(p.name.split("-")[-1]))
 
 
-def checkpoint_to_resume(config: cfg.BaseConfig, splits: Splits) -> Path | None:
+def checkpoint_to_resume(config: BaseConfig, splits: Splits) -> Path | None:
     """The newest checkpoint of this same run in ``OUTPUT_DIR/checkpoints``, or None to start afresh.
 
     Checkpoints of another run (other base, data or settings) are an error unless ``resume`` is off, which
@@ -241,7 +242,7 @@ def _limit_callback(limit_s: float) -> Any:
     return Limit()
 
 
-def run_trainer(trainer: Any, config: cfg.BaseConfig, splits: Splits) -> Run:
+def run_trainer(trainer: Any, config: BaseConfig, splits: Splits) -> Run:
     """Train, resuming this run's newest checkpoint when there is one; stop at ``config.time_limit_s``."""
     checkpoint = checkpoint_to_resume(config, splits)
     limit = _limit_callback(float(config.time_limit_s))

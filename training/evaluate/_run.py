@@ -8,7 +8,7 @@ For each function both models get the same prompt and seed and sample
 ``samples`` candidates each; one prepared verifier per function judges all of
 them, the two models' candidates interleaved, so the problem size and the
 machine's load are the same for both. The metrics are fixed before the run
-(:mod:`perfalign.training.paired`): fast@1 (primary), pass@1, the user's gain
+(:mod:`._paired`): fast@1 (primary), pass@1, the user's gain
 and speedup_n@k, with per-function paired differences and 95% bootstrap
 intervals over functions; the paper's build@k, pass@k and speedup_n@k are in
 the table too.
@@ -44,11 +44,13 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import CORRECT, Status, Verdict
-from perfalign.training import metrics, paired
-from perfalign.training.config import EvalConfig
-from perfalign.training.data import read_jsonl, write_jsonl
 
-REPO_EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+from ..data import read_jsonl, write_jsonl
+from . import _metrics as metrics
+from . import _paired as paired
+from ._config import EvalConfig
+
+REPO_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BUILT = CORRECT | {Status.INCORRECT, Status.TIMEOUT, Status.CRASH}
 # The examples the benchmarks run in OpenMP mode (benchmarks/optimize_bench.py); the others run serially.
 OPENMP_EXAMPLES = frozenset(
@@ -170,7 +172,7 @@ def default_functions(paths: list[str]) -> list[str]:
 def _last_function_tasks(paths: list[str]) -> tuple[list[Any], list[str]]:
     """Each file's last function (earlier ones are its helpers), as self-play tasks."""
     from perfalign.server import cparse
-    from perfalign.training.selfplay import Task, corpus_files
+    from ..selfplay import Task, corpus_files
 
     out, skipped = [], []
     for path in corpus_files(paths):
@@ -190,7 +192,7 @@ def per_family(items: list[Any], limit: int) -> list[Any]:
     """At most ``limit`` functions of each family (0: all), chosen by a hash of the function, not by hand or order."""
     if limit <= 0:
         return items
-    from perfalign.training.selfplay import function_key_for
+    from ..selfplay import function_key_for
 
     by_family: dict[str, list[Any]] = {}
     for item in items:
@@ -202,7 +204,7 @@ def per_family(items: list[Any], limit: int) -> list[Any]:
 
 def problems_for(config: EvalConfig) -> tuple[list[Problem], list[str]]:
     """The held-out functions, each with its mode and idiom group, and why any was skipped."""
-    from perfalign.training.selfplay import function_key_for, manifest_tasks
+    from ..selfplay import function_key_for, manifest_tasks
 
     for mode in config.modes:
         if mode not in {"own", "serial", "openmp"}:
@@ -264,11 +266,11 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
     """What is evaluated, recorded before the first sample: a resumed run must match it."""
     from perfalign.server.optimize import EXTRACT_VERSION, PROMPT_VERSION
     from perfalign.server.verify import verifier_digest
-    from perfalign.training.sampling import gguf_adapter
+    from ..modeling import gguf_adapter
 
     base_gguf: Path | None = None
     try:
-        from perfalign.training.modeling import resolve_base
+        from ..modeling import resolve_base
 
         base_gguf = resolve_base(config.base).gguf
     except Exception:  # a base that is not a GGUF (a Hugging Face folder) has no served file to hash
@@ -359,7 +361,7 @@ def earlier_base_samples(folder: str, header: dict[str, Any]) -> dict[str, Earli
     adapters: its candidates are verified again, interleaved with the adapter's, by the function's one verifier.
     Both models' replies must go through the same extractor: an evaluation that kept its replies has them extracted
     again; one that did not is usable only if its extractor was today's."""
-    from perfalign.training.rewards import no_code_verdict
+    from ..rewards import no_code_verdict
 
     if not folder:
         return {}
@@ -409,8 +411,8 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
                    earlier: dict[str, EarlierSamples] | None = None) -> Sampled:
     """Every model's candidates for one function: the same prompt and seed for each (``earlier``: a model's candidates
     already sampled with them, by model name; ``samplers`` need not hold that model)."""
-    from perfalign.training.rewards import extract_with_reason
-    from perfalign.training.selfplay import build_messages
+    from ..rewards import extract_with_reason
+    from ..selfplay import build_messages
 
     task = problem.task
     messages, _ = build_messages(task, problem.mode, settings)
@@ -437,7 +439,7 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
 
 def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[dict[str, Any]] | str:
     """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
-    from perfalign.training.selfplay import verify_all
+    from ..selfplay import verify_all
 
     problem, codes, names = sampled.problem, sampled.codes, list(sampled.codes)
     task = problem.task
@@ -516,8 +518,8 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
         ) -> EvalResult:
     """Evaluate the base and, with an adapter, base + adapter on the same functions, prompts and seeds."""
     from perfalign.server.settings import Settings
-    from perfalign.training.sampling import open_sampler
-    from perfalign.training.selfplay import exclusive_timing
+    from ..modeling import open_sampler
+    from ..selfplay import exclusive_timing
 
     if config.samples < 1:
         raise EvalError("--samples must be at least 1")
@@ -528,7 +530,7 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     problems, skipped = problems_for(config)
     own: dict[str, Any] = {}
     if samplers is None:
-        from perfalign.training.sampling import check_adapter
+        from ..modeling import check_adapter
 
         check_adapter(config.base, config.adapter, config.engine)  # before any long work
     header = run_header(config, names)
@@ -661,9 +663,9 @@ def write_card(adapter: str, base: str, out: Path) -> Path | None:
     The export's record (``<adapter>.json``) names the training run, whose
     record gives the stage; the card carries this evaluation's table and plot.
     """
-    from perfalign.training import card as cardlib
-    from perfalign.training.common import RUN_FILE
-    from perfalign.training.sampling import gguf_adapter
+    from ..modeling import gguf_adapter
+    from ..trainers import RUN_FILE
+    from . import _card as cardlib
 
     gguf = gguf_adapter(adapter)
     if gguf is None or not gguf.with_suffix(".json").is_file():

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perfalign.training import common
-from perfalign.training.config import RewardConfig
-from perfalign.training.data import to_dataset
+from ..data import to_dataset
+from . import _common as common
+from ._reward_config import RewardConfig
 
 COLUMNS = ("prompt", "chosen", "rejected")
 
@@ -22,7 +22,7 @@ def columns_for(rows: list[dict[str, Any]], use_margin: bool) -> tuple[str, ...]
     return COLUMNS
 
 
-def score(model: Any, tokenizer: Any, prompt: list[dict[str, str]], answer: list[dict[str, str]], max_length: int) -> float:
+def reward_score(model: Any, tokenizer: Any, prompt: list[dict[str, str]], answer: list[dict[str, str]], max_length: int) -> float:
     """The reward model's scalar for ``prompt`` followed by ``answer``."""
     import torch
 
@@ -38,18 +38,18 @@ def pairwise_accuracy(model: Any, tokenizer: Any, rows: list[dict[str, Any]], ma
         return None
     model.eval()
     wins = sum(
-        score(model, tokenizer, r["prompt"], r["chosen"], max_length) > score(model, tokenizer, r["prompt"], r["rejected"], max_length)
+        reward_score(model, tokenizer, r["prompt"], r["chosen"], max_length) > reward_score(model, tokenizer, r["prompt"], r["rejected"], max_length)
         for r in rows
     )
     return wins / len(rows)
 
 
-def main(config: RewardConfig) -> common.TrainResult:
+def train_reward(config: RewardConfig) -> common.TrainResult:
     splits = common.load_data(config, "pairs", eval_fraction=config.eval_fraction)  # bad data fails fast, before the heavy imports
     from trl import RewardConfig as TRLRewardConfig
     from trl import RewardTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, lora_config, resolve_base
+    from ..modeling import load_model, load_tokenizer, lora_config, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)

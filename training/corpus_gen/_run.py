@@ -12,9 +12,9 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 
-from . import manifest as mf
-from .data import write_data
-from .generate import draw, examples_index, header, seed_rows, write_files
+from . import _manifest as mf
+from ._data import write_data
+from ._generate import draw, examples_index, header, seed_rows, write_files
 
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "corpus"
 

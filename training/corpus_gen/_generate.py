@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import dedup
+from . import _dedup as dedup
 from ._types import Variant
-from .families import EVAL_FAMILIES, FAMILIES, Family
-from .manifest import Manifest, write_text
+from ._families import EVAL_FAMILIES, FAMILIES, Family
+from ._manifest import Manifest, write_text
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 ATTEMPTS_PER_FUNCTION = 30

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from perfalign.training.common import read_run
+from ..trainers import read_run
 
 
 def build(

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from perfalign.training.metrics import expected_max
+from ._metrics import expected_max
 
 CORRECT_STATUSES = frozenset({"faster", "not_significant", "slower"})
 METRICS = ("fast@1", "pass@1", "gain", "speedup_n@k")

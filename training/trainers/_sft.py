@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perfalign.training import common
-from perfalign.training.config import SFTConfig
+from . import _common as common
+from ._sft_config import SFTConfig
 
 
 def as_prompt_completion(row: dict[str, Any]) -> dict[str, Any]:
@@ -14,13 +14,13 @@ def as_prompt_completion(row: dict[str, Any]) -> dict[str, Any]:
     return {"prompt": messages[:-1], "completion": messages[-1:]}
 
 
-def main(config: SFTConfig) -> common.TrainResult:
+def train_sft(config: SFTConfig) -> common.TrainResult:
     splits = common.load_data(config, "sft")  # bad data fails fast, before the heavy imports
     from datasets import Dataset
     from trl import SFTConfig as TRLSFTConfig
     from trl import SFTTrainer
 
-    from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
+    from ..modeling import load_model, load_tokenizer, resolve_base
 
     ref = resolve_base(config.base)
     tokenizer = load_tokenizer(ref, cache=config.cache_dequantized)

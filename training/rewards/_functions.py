@@ -283,8 +283,8 @@ class RewardModelScore:
     def _load(self) -> None:
         from peft import PeftModel
 
-        from perfalign.training.common import read_run
-        from perfalign.training.modeling import load_model, load_tokenizer, resolve_base
+        from ..trainers import read_run
+        from ..modeling import load_model, load_tokenizer, resolve_base
 
         base = self.base or read_run(self.adapter_dir).get("base")
         if not base:
@@ -295,7 +295,7 @@ class RewardModelScore:
         self._tokenizer = load_tokenizer(ref)
 
     def __call__(self, prompts: list[Any], completions: list[Any], **columns: Any) -> list[float | None]:
-        from perfalign.training.reward import score
+        from ..trainers import reward_score as score
 
         if self._model is None:
             self._load()

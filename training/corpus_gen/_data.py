@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import manifest as mf
+from . import _manifest as mf
 
 FILES = {"sft": "sft.jsonl", "pairs": "pairs.jsonl", "reward": "reward.jsonl", "rl": "rl.jsonl",
          "candidates": "candidates.jsonl"}
@@ -49,7 +49,7 @@ def reference_rows(folder: Path, threads: int) -> tuple[dict[str, list[dict[str,
     from perfalign.server import cparse
     from perfalign.server.settings import Settings
     from perfalign.server.verdict import Verdict
-    from perfalign.training.selfplay import REFERENCE_MODEL, Scored, Task, build_messages, rows_for
+    from ..selfplay import REFERENCE_MODEL, Scored, Task, build_messages, rows_for
 
     settings = Settings().with_values(threads=threads, log_to_store=False)
     manifest = mf.read(folder)

@@ -18,7 +18,7 @@ export format so the trainers read both alike:
 
 The default corpus (``perfalign/training/corpus``) is kept apart from the
 project's ``examples/``, which serve as the held-out evaluation set. With a
-corpus manifest (``--manifest``, see :mod:`perfalign.training.manifest`) the
+corpus manifest (``--manifest``, see :mod:`..data`) the
 ``train`` rows are played, each in its own mode, and each function's reference
 rewrite is verified beside the samples: when it is verified faster it becomes
 an SFT row, a pair against the original function (the reference preferred),
@@ -38,9 +38,10 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import TIMED, Status, Verdict
-from perfalign.training.config import SelfPlayConfig
 
-CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+from ._config import SelfPlayConfig
+
+CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
 SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx"}
 
 
@@ -142,7 +143,7 @@ def tasks(paths: list[str]) -> Iterator[Task | str]:
 def manifest_tasks(manifest: str | Path, split: str) -> Iterator[Task | str]:
     """The functions of a corpus manifest's ``split`` (a string: why a row was skipped)."""
     from perfalign.server import cparse
-    from perfalign.training.manifest import read_manifest
+    from ..data import read_manifest
 
     for entry in read_manifest(manifest):
         if entry.split != split:
@@ -329,7 +330,7 @@ class FunctionVerdicts:
         from concurrent.futures import ThreadPoolExecutor
 
         from perfalign.server.verify import FunctionVerifier
-        from perfalign.training.rewards import no_code_verdict
+        from ..rewards import no_code_verdict
 
         if self._verifier is None and self._failure is None:
             verifier = FunctionVerifier(self.task.source, self.task.language, self.task.info.name, mode=self.mode,
@@ -376,7 +377,7 @@ def feedback_turns(task: Task, mode: str, messages: list[dict[str, str]], scored
     the same verdicts as any sample.
     """
     from perfalign.server.optimize import Extraction, build_feedback, no_code_verdict
-    from perfalign.training.rewards import no_code_verdict as no_candidate
+    from ..rewards import no_code_verdict as no_candidate
 
     no_code = no_candidate().detail + ": "
     turns: list[tuple[int, Any]] = []
@@ -448,7 +449,7 @@ def _resume_state(folder: Path, config: SelfPlayConfig) -> set[tuple[int, str, s
     earlier = json.loads(header.read_text())
     if any(earlier.get(k, _RESUME_DEFAULTS.get(k)) != getattr(config, k) for k in _RESUME_KEYS if k != "rounds"):
         return set()
-    from perfalign.training.data import read_jsonl
+    from ..data import read_jsonl
 
     return {(int(r["round"]), str(r["function_key"]), str(r["mode"])) for r in read_jsonl(done)}
 
@@ -471,8 +472,8 @@ def run(
     from concurrent.futures import ThreadPoolExecutor
 
     from perfalign.server.settings import Settings
-    from perfalign.training.rewards import extract_with_reason
-    from perfalign.training.sampling import open_sampler
+    from ..modeling import open_sampler
+    from ..rewards import extract_with_reason
 
     for mode in config.modes:
         if mode not in {"serial", "openmp"}:
