@@ -341,9 +341,9 @@ def test_the_checks_see_every_import() -> None:
     found = {(m.rel, r.line, r.module, r.name) for m in server_modules() for r in refs(m)}
     pipeline = {(mod, name) for rel, _, mod, name in found if rel == "server/optimize/_pipeline.py"}
     verifier = {(mod, name) for rel, _, mod, name in found if rel == "server/verify/_verifier.py"}
-    runner = {(mod, name) for rel, _, mod, name in found if rel == "server/verify/_runner.py"}
+    runner = {(mod, name) for rel, _, mod, name in found if rel == "server/verify/sandbox/_runner.py"}
     assert ("perfalign.server.verify", "FunctionVerifier") in pipeline  # imported inside a function
-    assert ("perfalign.server.verify._sandbox", None) in runner  # from . import _sandbox as sandbox
+    assert ("perfalign.server.verify.sandbox._sandbox", None) in runner  # from . import _sandbox as sandbox
     assert ("perfalign.server.cparse", "find_function") in verifier  # from .. import cparse; cparse.find_function
     assert len(server_modules()) > 50 and len(training_modules()) > 10
 

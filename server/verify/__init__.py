@@ -12,11 +12,11 @@ adversary (docs/verify.md, docs/safety.md).
 """
 from ..errors import HarnessError
 from ._digest import verifier_digest
-from ._race import archer_available
-from ._sandbox import Cancelled, Limits, RunResult, SandboxStatus, sandbox_status
-from ._sandbox import run as run_sandboxed
-from ._screen import screen
 from ._verifier import FunctionVerifier, verify_file, verify_source
+from .judging._race import archer_available
+from .judging._screen import screen
+from .sandbox._sandbox import Cancelled, Limits, RunResult, SandboxStatus, sandbox_status
+from .sandbox._sandbox import run as run_sandboxed
 
 __all__ = [
     "Cancelled",

@@ -30,21 +30,21 @@ from ..cparse import CParseError, FunctionInfo
 from ..errors import HarnessError, bug_message
 from ..settings import Settings, find_config, read_config
 from ..verdict import Status, Verdict
-from . import _cases, _plan, _units
-from . import _stats as stats
-from ._cases import Case
-from ._pair import Outcome, Pair, Timings
 from ._prepare import Prepared, original_lockdown, prepare_original
-from ._headers import project_headers
 from ._project import project_route, verify_with_project
-from ._race import archer_available, race_in_candidate
-from ._runner import Runner, Stop
 from ._scaling import measure_scaling
-from ._sandbox import Cancelled
-from ._screen import screen
-from ._symbols import readable, replaced_functions
-from ._toolchain import compiler_error, link_error
-from ._worker import Worker, WorkerFailure, encode, setup_payload
+from .build._symbols import readable, replaced_functions
+from .build._toolchain import compiler_error, link_error
+from .harness import _cases, _plan, _units
+from .harness._cases import Case
+from .harness._headers import project_headers
+from .judging import _stats as stats
+from .judging._pair import Outcome, Pair, Timings
+from .judging._race import archer_available, race_in_candidate
+from .judging._screen import screen
+from .sandbox._runner import Runner, Stop
+from .sandbox._sandbox import Cancelled
+from .sandbox._worker import Worker, WorkerFailure, encode, setup_payload
 
 RETRY_NICE = 10  # a second try after a timeout runs at this much lower priority
 RETRY_BASELINE_MS = 1000.0  # a timeout is retried when the original takes at most this long at the largest size

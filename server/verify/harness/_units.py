@@ -23,8 +23,8 @@ import re
 from enum import IntEnum
 from typing import Any
 
-from .. import cparse
-from ..cparse import FunctionInfo, Role
+from ... import cparse
+from ...cparse import FunctionInfo, Role
 from ._plan import PROBLEM_SIZE, STRING_SLOT, HarnessPlan, Kind, ReturnKind
 
 SIDE = "w"  # the side glue's names: perfalign_setup_w, perfalign_call_w, ...
