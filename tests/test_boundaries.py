@@ -325,6 +325,25 @@ def test_the_layout_is_the_one_the_rules_know() -> None:
         pytest.fail("\n".join(wrong), pytrace=False)
 
 
+def test_a_stage_s_subpackages_keep_their_modules_private() -> None:
+    """A stage may group its modules in subpackages (``verify/harness/``); what they hold stays the stage's own."""
+    public = [m.rel for m in server_modules()
+              if where(m.name)[0] == "package" and len(where(m.name)[2]) >= 2 and not m.is_package
+              and not m.name.rpartition(".")[2].startswith("_")]
+    if public:
+        pytest.fail("modules inside a stage's subpackage without a leading underscore: " + ", ".join(public)
+                    + "; name them _module (the stage's __init__ re-exports what other packages use)", pytrace=False)
+
+
+def test_other_packages_cannot_reach_into_a_stage_s_subpackage(tmp_path: Path) -> None:
+    """The privacy rule covers subpackages: from outside, only ``perfalign.server.verify`` itself is importable."""
+    source = tmp_path / "_reaching.py"
+    source.write_text("from ..verify.harness import _plan\nfrom ..verify.harness._plan import Kind\n"
+                      "from ..verify import harness\n")
+    module = Module(f"{SERVER_PKG}.optimize._reaching", source, False)
+    assert [p.rule for p in problems_of(module)] == [PRIVATE] * 3
+
+
 RULES = {"relative": RELATIVE, "private": PRIVATE, "exported": EXPORTED, "table": TABLE, "shared": SHARED_RULE,
          "front-end": FRONT_END, "training": TRAINING_RULE}
 
