@@ -417,6 +417,25 @@ def test_the_training_layout_is_the_one_the_rules_know() -> None:
         pytest.fail("\n".join(wrong), pytrace=False)
 
 
+def test_a_stage_s_subpackages_keep_their_modules_private() -> None:
+    """A stage may group its modules in subpackages (``verify/harness/``); what they hold stays the stage's own."""
+    public = [m.rel for m in server_modules()
+              if where(m.name)[0] == "package" and len(where(m.name)[2]) >= 2 and not m.is_package
+              and not m.name.rpartition(".")[2].startswith("_")]
+    if public:
+        pytest.fail("modules inside a stage's subpackage without a leading underscore: " + ", ".join(public)
+                    + "; name them _module (the stage's __init__ re-exports what other packages use)", pytrace=False)
+
+
+def test_other_packages_cannot_reach_into_a_stage_s_subpackage(tmp_path: Path) -> None:
+    """The privacy rule covers subpackages: from outside, only ``perfalign.server.verify`` itself is importable."""
+    source = tmp_path / "_reaching.py"
+    source.write_text("from ..verify.harness import _plan\nfrom ..verify.harness._plan import Kind\n"
+                      "from ..verify import harness\n")
+    module = Module(f"{SERVER_PKG}.optimize._reaching", source, False)
+    assert [p.rule for p in problems_of(module)] == [PRIVATE] * 3
+
+
 RULES = {"relative": RELATIVE, "private": PRIVATE, "exported": EXPORTED, "table": TABLE, "shared": SHARED_RULE,
          "front-end": FRONT_END, "training": TRAINING_RULE, "training-relative": TRAINING_RELATIVE,
          "training-packages": TRAINING_PACKAGES, "training-shared": TRAINING_SHARED_RULE}
@@ -434,9 +453,9 @@ def test_the_checks_see_every_import() -> None:
     found = {(m.rel, r.line, r.module, r.name) for m in server_modules() for r in refs(m)}
     pipeline = {(mod, name) for rel, _, mod, name in found if rel == "server/optimize/_pipeline.py"}
     verifier = {(mod, name) for rel, _, mod, name in found if rel == "server/verify/_verifier.py"}
-    runner = {(mod, name) for rel, _, mod, name in found if rel == "server/verify/_runner.py"}
+    runner = {(mod, name) for rel, _, mod, name in found if rel == "server/verify/sandbox/_runner.py"}
     assert ("perfalign.server.verify", "FunctionVerifier") in pipeline  # imported inside a function
-    assert ("perfalign.server.verify._sandbox", None) in runner  # from . import _sandbox as sandbox
+    assert ("perfalign.server.verify.sandbox._sandbox", None) in runner  # from . import _sandbox as sandbox
     assert ("perfalign.server.cparse", "find_function") in verifier  # from .. import cparse; cparse.find_function
     assert len(server_modules()) > 50 and len(training_modules()) > 10
     seen = {(m.rel, r.module, r.name) for m in training_modules() for r in refs(m)}

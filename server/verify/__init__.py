@@ -9,14 +9,19 @@ before it is built (:func:`screen`) and OpenMP code is checked for data races
 table in ``perfalign.toml`` lets the project's own commands verify instead.
 The verifier is also the training reward: it assumes every candidate is an
 adversary (docs/verify.md, docs/safety.md).
+
+The private modules follow the judging: ``harness/`` drives the function,
+``build/`` builds each side, ``sandbox/`` runs everything, ``judging/``
+screens, checks and times; the verifier itself (``_verifier``, ``_prepare``,
+``_scaling``) composes them (docs/architecture.md lists every module).
 """
 from ..errors import HarnessError
 from ._digest import verifier_digest
-from ._race import archer_available
-from ._sandbox import Cancelled, Limits, RunResult, SandboxStatus, sandbox_status
-from ._sandbox import run as run_sandboxed
-from ._screen import screen
 from ._verifier import FunctionVerifier, verify_file, verify_source
+from .judging._race import archer_available
+from .judging._screen import screen
+from .sandbox._sandbox import Cancelled, Limits, RunResult, SandboxStatus, sandbox_status
+from .sandbox._sandbox import run as run_sandboxed
 
 __all__ = [
     "Cancelled",

@@ -11,7 +11,6 @@ alone gives).
 """
 from __future__ import annotations
 
-import importlib.resources
 import math
 import random
 import re
@@ -24,20 +23,20 @@ import numpy as np
 
 from ..cparse import FunctionInfo
 from ..verdict import Status
-from . import _cases, _plan, _units
-from ._cases import Case, Domain
-from ._compare import first_difference
-from ._pair import Known, Pair, Timings, describe_failure, own_time
-from ._plan import HarnessPlan
-from ._probe import ProbeFailure, Prober
-from ._race import archer_available
-from ._runner import Runner, Stop
-from ._sandbox import RunResult
-from ._stats import compare
-from ._symbols import library_functions
-from ._toolchain import Toolchain, compiler_error
-from ._units import ArrayProfile, ScalarProfile
-from ._worker import Interface, Worker, WorkerFailure
+from .build._symbols import library_functions
+from .build._toolchain import Toolchain, compiler_error
+from .harness import _cases, _plan, _units
+from .harness._cases import Case, Domain
+from .harness._plan import HarnessPlan
+from .harness._probe import ProbeFailure, Prober
+from .harness._units import ArrayProfile, ScalarProfile
+from .judging._compare import first_difference
+from .judging._pair import Known, Pair, Timings, describe_failure, own_time
+from .judging._race import archer_available
+from .judging._stats import compare
+from .sandbox._runner import Runner, Stop
+from .sandbox._sandbox import RunResult
+from .sandbox._worker import Interface, Worker, WorkerFailure, worker_source
 
 MEMORY_CAP = 512 * 1024**2  # bytes of arrays the harness may allocate at the problem size (all copies)
 CALIBRATE_S = 6.0
@@ -87,7 +86,7 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
     runner.flags = tool.code_flags()
     ext = ".cpp" if language == "cpp" else ".c"
     glue_src, side_src, worker_src = work / f"glue{ext}", work / f"original{ext}", work / "worker.c"
-    worker_src.write_text(importlib.resources.files(__package__).joinpath("worker.c").read_text())
+    worker_src.write_text(worker_source())
     runner.progress("building the original")
     t0 = time.monotonic()
     added: list[str] = []  # standard headers the file relies on without including them (it builds in its project)

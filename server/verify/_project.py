@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config
 from ..verdict import Status, Verdict
-from . import _sandbox as sandbox
+from .sandbox import _sandbox as sandbox
 
 SKIP_DIRS = {".git", ".hg", ".svn", "build", "node_modules", ".venv", "__pycache__", ".cache"}
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -219,7 +219,7 @@ def verify_with_project(
     except Exception as exc:  # cparse reports a missing or unparsable function as an error value
         return Verdict(Status.UNSUPPORTED, detail=getattr(exc, "message", str(exc)), path="project", mode=mode)
 
-    from ._screen import screen
+    from .judging._screen import screen
 
     if (reason := screen(candidate_code, original, language)) is not None:
         return Verdict(Status.REJECTED_UNSAFE, detail=reason, path="project", mode=mode)
@@ -303,7 +303,7 @@ def verify_with_project(
                 timings[side].append(ms)
         phases["time"] = time.monotonic() - started
 
-    from ._stats import compare
+    from .judging._stats import compare
 
     result = compare(timings["baseline"], timings["candidate"], threshold=settings.threshold)
     return Verdict(

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _cases
-from ._pair import Outcome, Timings
 from ._prepare import MEMORY_CAP, Prepared, original_lockdown
-from ._runner import Runner
-from ._stats import compare
-from ._worker import WorkerFailure
+from .harness import _cases
+from .judging._pair import Outcome, Timings
+from .judging._stats import compare
+from .sandbox._runner import Runner
+from .sandbox._worker import WorkerFailure
 
 SCALING_PAIRS = 5  # interleaved pairs of calls at each size (after one warm-up pair)
 SIZE_BUDGET_MS = 8000.0  # the original's estimated time for one size's calls; a size that needs more is left out

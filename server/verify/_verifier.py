@@ -30,21 +30,22 @@ from ..cparse import CParseError, FunctionInfo
 from ..errors import HarnessError, bug_message
 from ..settings import Settings, find_config, read_config
 from ..verdict import Status, Verdict
-from . import _cases, _plan, _units
-from . import _stats as stats
-from ._cases import Case
-from ._pair import Outcome, Pair, Timings
 from ._prepare import Prepared, original_lockdown, prepare_original
-from ._headers import project_headers
 from ._project import project_route, verify_with_project
-from ._race import archer_available, race_in_candidate
-from ._runner import Runner, Stop
 from ._scaling import measure_scaling
-from ._sandbox import Cancelled
-from ._screen import screen
-from ._symbols import readable, replaced_functions
-from ._toolchain import compiler_error, link_error
-from ._worker import Worker, WorkerFailure, encode, setup_payload
+from ._timing_text import duration_text, session_entry, sessions_story, timing_detail
+from .build._symbols import readable, replaced_functions
+from .build._toolchain import compiler_error, link_error
+from .harness import _cases, _plan, _units
+from .harness._cases import Case
+from .harness._headers import project_headers
+from .judging import _stats as stats
+from .judging._pair import Outcome, Pair, Timings
+from .judging._race import archer_available, race_in_candidate
+from .judging._screen import screen
+from .sandbox._runner import Runner, Stop
+from .sandbox._sandbox import Cancelled
+from .sandbox._worker import Worker, WorkerFailure, encode, setup_payload
 
 RETRY_NICE = 10  # a second try after a timeout runs at this much lower priority
 RETRY_BASELINE_MS = 1000.0  # a timeout is retried when the original takes at most this long at the largest size
@@ -323,7 +324,7 @@ class FunctionVerifier:
         limit = self.runner.retry_timeout(self.runner.time_timeout(prepared.baseline_ms)) if patient else None
         size = prepared.problem_size
         (first, timings), = self._session(prepared, exe, [(size, reps)], warmups, timeout, limit)
-        sessions = [_session_entry(first, size, self.threads)]
+        sessions = [session_entry(first, size, self.threads)]
         overall = first
         second_size: stats.Comparison | None = None
         confirmed: stats.Comparison | None = None
@@ -337,12 +338,12 @@ class FunctionVerifier:
                 sizes.append((small, more * 3 if prepared.cost(small) < 1.0 else more))
             confirm = self._session(prepared, exe, sizes, warmups, timeout, limit)
             confirmed, again = confirm[0]
-            sessions.append(_session_entry(confirmed, size, self.threads))
+            sessions.append(session_entry(confirmed, size, self.threads))
             overall = stats.combine(first, confirmed)
             timings = Timings(timings.baseline_ms + again.baseline_ms, timings.candidate_ms + again.candidate_ms)
             if len(confirm) > 1:
                 second_size = confirm[1][0]
-                sessions.append(_session_entry(second_size, sizes[1][0], self.threads))
+                sessions.append(session_entry(second_size, sizes[1][0], self.threads))
                 if overall.status is Status.FASTER and second_size.status is not Status.FASTER:
                     overall = dataclasses.replace(overall, status=Status.NOT_SIGNIFICANT,
                                                   p_value=max(overall.p_value, second_size.p_value))
@@ -350,7 +351,7 @@ class FunctionVerifier:
         if self.mode == "openmp" and self.threads > 1:
             self.progress("timing the candidate at 1 thread")
             one_thread = self._session(prepared, exe, [(size, ONE_THREAD_REPS)], 1, timeout, limit, threads=1)[0][0]
-            sessions.append(_session_entry(one_thread, size, 1))
+            sessions.append(session_entry(one_thread, size, 1))
         scaling = None
         if overall.status is Status.FASTER:
             self.progress("timing both at several sizes")
@@ -358,15 +359,15 @@ class FunctionVerifier:
                 prepared, exe, sizes, 1, timeout, most))
             if isinstance(scaling, Outcome):
                 raise Stop(self._outcome_verdict(scaling))
-        detail = _timing_detail(overall, len(timings.baseline_ms), self.threads, self.settings.threshold,
-                                sessions=1 if confirmed is None else 2)
-        story = _sessions_story(first, confirmed, second_size, prepared)
+        detail = timing_detail(overall, len(timings.baseline_ms), self.threads, self.settings.threshold,
+                               sessions=1 if confirmed is None else 2)
+        story = sessions_story(first, confirmed, second_size, prepared)
         if story:
             detail = story + "; " + detail
         if one_thread is not None and one_thread.ci95[1] < 1.0:
             notes.insert(0, f"with 1 thread it is {1 / max(one_thread.speedup, 1e-9):.2f}x slower than the original "
-                            f"({_ms(one_thread.baseline_ms)} -> {_ms(one_thread.candidate_ms)}): its parallel "
-                            "regions cost more than they save where threads are few")
+                            f"({duration_text(one_thread.baseline_ms)} -> {duration_text(one_thread.candidate_ms)}): "
+                            "its parallel regions cost more than they save where threads are few")
         if prepared.compiler_alone is not None:
             notes.append(f"the compiler alone: the original at -O3 -march=native is {prepared.compiler_alone:.2f}x "
                          f"its time at {' '.join(self.runner.flags) or 'the default flags'}")
@@ -625,44 +626,6 @@ def _bare(type_text: str) -> str:
     return "".join(words).replace("std::", "")
 
 
-def _timing_detail(c: stats.Comparison, n: int, threads: int, threshold: float, *, sessions: int = 1) -> str:
-    where = f"{threads} threads" if threads > 1 else "1 thread"
-    if c.status is Status.FASTER:
-        head = f"{c.speedup:.2f}x faster"
-    elif c.status is Status.SLOWER:
-        head = f"{1 / c.speedup:.2f}x slower" if c.speedup > 0 else "slower"
-    else:
-        head = f"no significant difference (needs the interval above {threshold:.2f}x and p < 0.01)"
-    pairs = f"{n} interleaved pairs of calls" + (" in two sessions" if sessions > 1 else "")
-    return (f"{head}: {_ms(c.baseline_ms)} -> {_ms(c.candidate_ms)} (median ratio of {pairs} on distinct "
-            f"inputs, each checked, {where}, 95% CI {c.ci95[0]:.2f}-{c.ci95[1]:.2f}x, p={c.p_value:.2g})")
-
-
-def _sessions_story(first: stats.Comparison, confirmed: stats.Comparison | None,
-                    second_size: stats.Comparison | None, prepared: Prepared) -> str:
-    """What the confirmation session said, when it did not confirm the first."""
-    if confirmed is None:
-        return ""
-    if confirmed.status is not Status.FASTER:
-        return (f"not a reproducible speedup: faster in a first timing session ({_brief(first)}) but not in a "
-                f"second, independent one ({_brief(confirmed)})")
-    if second_size is not None and second_size.status is not Status.FASTER:
-        return (f"faster at problem size {prepared.problem_size} in two sessions, but not at size "
-                f"{prepared.second_size} ({_brief(second_size)}): the speedup does not hold at a smaller size "
-                "(fixed costs such as starting parallel regions weigh more there)")
-    return ""
-
-
-def _brief(c: stats.Comparison) -> str:
-    return f"{c.speedup:.2f}x, 95% CI {c.ci95[0]:.2f}-{c.ci95[1]:.2f}x"
-
-
-def _session_entry(c: stats.Comparison, size: int, threads: int) -> dict[str, object]:
-    return {"size": size, "threads": threads, "status": c.status.value, "speedup": round(c.speedup, 4),
-            "ci95": [round(c.ci95[0], 4), round(c.ci95[1], 4)], "p_value": c.p_value,
-            "baseline_ms": round(c.baseline_ms, 4), "candidate_ms": round(c.candidate_ms, 4)}
-
-
 def nested_parallel(code: str, language: str) -> str | None:
     """A note when the candidate opens an OpenMP parallel region inside another one (None otherwise)."""
     tree = cparse.parse(code, language)
@@ -682,11 +645,3 @@ def nested_parallel(code: str, language: str) -> str | None:
                 return ("it opens an OpenMP parallel region inside another: the inner regions start on every "
                         "iteration of the outer one and, with nesting off, run on one thread each")
     return None
-
-
-def _ms(value: float) -> str:
-    if value >= 1.0:
-        return f"{value:.2f} ms"
-    if value >= 0.001:
-        return f"{value * 1000:.2f} µs"
-    return f"{value * 1e6:.1f} ns"

@@ -23,8 +23,8 @@ import pytest
 from perfalign.server.settings import Settings
 from perfalign.server.verdict import Status
 from perfalign.server.verify import FunctionVerifier
-from perfalign.server.verify import _sandbox as sandbox
-from perfalign.server.verify._seccomp import launch_filter
+from perfalign.server.verify.sandbox import _sandbox as sandbox
+from perfalign.server.verify.sandbox._seccomp import launch_filter
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 PREFIX = CASES / "prefix" / "original.c"

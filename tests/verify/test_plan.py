@@ -5,8 +5,8 @@ import pytest
 
 from perfalign.server.cparse import find_function, parse_annotations
 from perfalign.server.errors import HarnessError
-from perfalign.server.verify._plan import Kind, make_plan
-from perfalign.server.verify._units import glue_source, top_level_names, unit_source
+from perfalign.server.verify.harness._plan import Kind, make_plan
+from perfalign.server.verify.harness._units import glue_source, top_level_names, unit_source
 
 MATMUL = """
 void matmul(const double *a, const double *b, double *c, int m, int n, int k) {

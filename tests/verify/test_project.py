@@ -9,7 +9,7 @@ import pytest
 
 from perfalign.server.settings import Settings, SettingsError
 from perfalign.server.verdict import Status
-from perfalign.server.verify import _sandbox as sandbox
+from perfalign.server.verify.sandbox import _sandbox as sandbox
 from perfalign.server.verify._project import load_project, verify_with_project
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "colsums"

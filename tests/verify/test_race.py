@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from perfalign.server.settings import Settings
-from perfalign.server.verify import _race as race
+from perfalign.server.verify.judging import _race as race
 
 pytestmark = pytest.mark.skipif(not race.archer_available(), reason="clang with libomp and Archer not installed")
 

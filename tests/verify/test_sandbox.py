@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from perfalign.server.settings import Settings
-from perfalign.server.verify import _sandbox as sandbox
-from perfalign.server.verify._runner import Runner
-from perfalign.server.verify._screen import screen
+from perfalign.server.verify.sandbox import _sandbox as sandbox
+from perfalign.server.verify.sandbox._runner import Runner
+from perfalign.server.verify.judging._screen import screen
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 ORIGINAL = "double sum(const double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }"
@@ -344,7 +344,7 @@ def _python_for_other_users() -> str | None:
 @pytest.mark.skipif(not IS_ROOT or shutil.which("setpriv") is None, reason="needs root and setpriv to switch user")
 def test_works_for_an_ordinary_user(workdir: Path) -> None:
     python = _python_for_other_users()
-    server = Path(sandbox.__file__).resolve().parents[1]
+    server = Path(sandbox.__file__).resolve().parents[2]
     if python is None or not all(p.stat().st_mode & stat.S_IXOTH for p in server.parents):
         pytest.skip("no Python or source folder an unprivileged user can reach")
     uid = 54321
@@ -361,7 +361,7 @@ def test_works_for_an_ordinary_user(workdir: Path) -> None:
         import sys
         from pathlib import Path
         # The sandbox module alone (standard library only): this Python has none of perfalign's dependencies.
-        source = Path(sys.argv[2]) / "perfalign" / "server" / "verify" / "_sandbox.py"
+        source = Path(sys.argv[2]) / "perfalign" / "server" / "verify" / "sandbox" / "_sandbox.py"
         spec = importlib.util.spec_from_file_location("perfalign_sandbox", source)
         sandbox = importlib.util.module_from_spec(spec)
         sys.modules["perfalign_sandbox"] = sandbox

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.server.verify._screen import screen
+from perfalign.server.verify.judging._screen import screen
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 

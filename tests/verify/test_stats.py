@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from perfalign.server.verdict import Status
-from perfalign.server.verify._stats import combine, compare
+from perfalign.server.verify.judging._stats import combine, compare
 
 
 def session(speedup: float, noise: float, n: int = 21, seed: int = 0,
@@ -67,7 +67,7 @@ def test_faster_in_one_session_and_not_the_other_is_not_significant() -> None:
 
 
 def test_a_session_ends_early_only_for_a_clear_winner() -> None:
-    from perfalign.server.verify._pair import Timings, clear_winner
+    from perfalign.server.verify.judging._pair import Timings, clear_winner
 
     # Eight pairs, each far above the threshold: no more are needed.
     assert clear_winner(Timings([10.0] * 8, [1.0] * 8), 1.05)

@@ -232,8 +232,8 @@ def test_a_full_scan_against_an_early_exit_is_slower_not_a_timeout(tmp_path: Pat
 
 
 def test_the_time_a_one_thread_call_waited_for_a_cpu_is_not_the_functions() -> None:
-    from perfalign.server.verify._pair import own_time
-    from perfalign.server.verify._worker import Usage
+    from perfalign.server.verify.judging._pair import own_time
+    from perfalign.server.verify.sandbox._worker import Usage
 
     # A 20 µs call measured at 5 ms on a busy machine: 4.9 ms of it waiting for a CPU.
     before, after = Usage(1.0, 1.0, 1, 2.0), Usage(1.0, 1.00002, 1, 2.0049)
@@ -248,8 +248,8 @@ def test_a_call_ends_when_the_worker_answered_not_when_perfalign_read_the_answer
     # function's. The kernel stamps the reply as it is sent, for serial and OpenMP workers alike.
     import time
 
-    from perfalign.server.verify import _cases
-    from perfalign.server.verify._pair import Pair
+    from perfalign.server.verify.harness import _cases
+    from perfalign.server.verify.judging._pair import Pair
     from perfalign.server.verify._prepare import original_lockdown
 
     prepared = prefix._prepared

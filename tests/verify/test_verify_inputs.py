@@ -10,7 +10,7 @@ import pytest
 
 from perfalign.server.settings import Settings
 from perfalign.server.verdict import TIMED, Status
-from perfalign.server.verify._sandbox import Cancelled
+from perfalign.server.verify.sandbox._sandbox import Cancelled
 from perfalign.server.verify._verifier import FunctionVerifier, verify_source
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
@@ -280,7 +280,7 @@ def test_a_static_member_function_is_called_through_its_class() -> None:
 def _stall_first_self_checks(monkeypatch: pytest.MonkeyPatch, stalls: int) -> None:
     """Make the first ``stalls`` self-checks of the original run out of time, as on a machine that is
     briefly overloaded: those runs get a time limit per call too short for any call to finish."""
-    from perfalign.server.verify._runner import Runner
+    from perfalign.server.verify.sandbox._runner import Runner
 
     real = Runner.call_timeout
     left = [stalls]

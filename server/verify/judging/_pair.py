@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._cases import Case
-from ._example import EXAMPLE_ELEMENTS, failing_call
+from ..harness._cases import Case
+from ..harness._plan import HarnessPlan, Kind, ReturnKind
+from ..harness._units import ArrayProfile
+from ..sandbox._worker import CpuLedger, Interface, Layout, Usage, Worker, WorkerFailure, layout_for
 from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, number_at, results,
                        returned_difference, same_bytes)
-from ._plan import HarnessPlan, Kind, ReturnKind
-from ._units import ArrayProfile
-from ._worker import CpuLedger, Interface, Layout, Usage, Worker, WorkerFailure, layout_for
+from ._example import EXAMPLE_ELEMENTS, failing_call
 
 # Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
 SYSCALL_NAMES = {

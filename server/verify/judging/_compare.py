@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._plan import Kind, ReturnKind
-from ._worker import Dumped, Interface, Layout, Leaf, Worker
+from ..harness._plan import Kind, ReturnKind
+from ..sandbox._worker import Dumped, Interface, Layout, Leaf, Worker
 
 DEFAULT_RTOL = {4: 1e-3}  # 4-byte floating point; every other type: 1e-6
 # A double array whose elements differ from the original's by this much relative to themselves, at the median,

@@ -17,11 +17,11 @@ import re
 
 import numpy as np
 
-from ..cparse import Role, is_float_type
-from ._cases import Case
+from ...cparse import Role, is_float_type
+from ..harness._cases import Case
+from ..harness._plan import HarnessPlan, Kind, ReturnKind
+from ..sandbox._worker import Interface
 from ._compare import Results, same_bytes
-from ._plan import HarnessPlan, Kind, ReturnKind
-from ._worker import Interface
 
 EXAMPLE_ELEMENTS = 16  # the most elements of any one array in a call written out
 EXAMPLE_CHARS = 900  # the longest text written out; a longer call is left out

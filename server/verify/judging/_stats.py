@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-from ..verdict import Status
+from ...verdict import Status
 
 BOOTSTRAP_RESAMPLES = 4000
 ALPHA = 0.01

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .. import cparse
+from ... import cparse
 
 PROBLEM_SIZE = "PF_N"  # the problem size, for sizes that no length parameter gives
 IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..settings import Settings
-from ..verdict import Status, Verdict
+from ...settings import Settings
+from ...verdict import Status, Verdict
 from . import _sandbox as sandbox
 from ._sandbox import Cancelled, Limits, RunResult
 from ._worker import Worker

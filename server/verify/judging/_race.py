@@ -17,8 +17,8 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from ..settings import Settings
-from . import _sandbox as sandbox
+from ...settings import Settings
+from ..sandbox import _sandbox as sandbox
 
 RACE_EXIT = 66
 SUMMARY = re.compile(r"SUMMARY: ThreadSanitizer: data race (\S+?):(\d+)(?::\d+)?(?: in (\S+))?")

@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..cparse import Role
+from ...cparse import Role
 from ._plan import PROBLEM_SIZE, HarnessPlan, Kind
 from ._units import ArrayProfile, ScalarProfile
 

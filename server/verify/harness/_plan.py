@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from .. import cparse
-from ..cparse import FunctionInfo, Param, Role
-from ..errors import CParseError, HarnessError
+from ... import cparse
+from ...cparse import FunctionInfo, Param, Role
+from ...errors import CParseError, HarnessError
 from ._sizes import PROBLEM_SIZE, max_index, size_of, value_at
 
 

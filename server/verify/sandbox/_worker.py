@@ -12,6 +12,7 @@ the kernel: no figure the worker's process writes is believed. A worker that is 
 """
 from __future__ import annotations
 
+import importlib.resources
 import mmap
 import os
 import select
@@ -23,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._plan import Kind, ReturnKind
+from ..harness._plan import Kind, ReturnKind
 from ._sandbox import Cancelled, Limits, Spawned, spawn
 from ._seccomp import launch_filter
 
@@ -36,6 +37,11 @@ _TICK = os.sysconf("SC_CLK_TCK")
 _SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's number; Python 3.11 does not name it
 _RECORD = 1 << 16  # the largest reply packet read at once (the worker's are far smaller)
 _PAGE = mmap.PAGESIZE
+
+
+def worker_source() -> str:
+    """The text of ``worker.c``, the worker's C source, installed beside this module."""
+    return importlib.resources.files(__package__).joinpath("worker.c").read_text()
 
 
 def encode(op: int, payload: bytes = b"") -> bytes:
