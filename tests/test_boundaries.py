@@ -436,6 +436,43 @@ def test_other_packages_cannot_reach_into_a_stage_s_subpackage(tmp_path: Path) -
     assert [p.rule for p in problems_of(module)] == [PRIVATE] * 3
 
 
+# The verifier's subpackages, bottom up (DESIGN.md's execution model): the harness plans the function and
+# writes its units, the sandbox runs workers that speak the harness's kinds, build compiles (in the sandbox,
+# with the flags the harness read), judging compares what the two sides ran.
+# The verifier's own top-level modules compose them; no subpackage reaches back up to them.
+VERIFY_LAYERS: dict[str, frozenset[str]] = {
+    "harness": frozenset(),
+    "sandbox": frozenset({"harness"}),
+    "build": frozenset({"harness", "sandbox"}),
+    "judging": frozenset({"harness", "build", "sandbox"}),
+}
+
+
+def test_the_verifier_s_subpackages_are_layered() -> None:
+    wrong = []
+    assert {p.name for p in (SERVER / "verify").iterdir() if (p / "__init__.py").is_file()} == set(VERIFY_LAYERS), \
+        "verify/ has a subpackage VERIFY_LAYERS in tests/test_boundaries.py does not know: add its row"
+    for module in server_modules():
+        kind, package, rest = where(module.name)
+        if kind != "package" or package != "verify" or len(rest) < 2 and not (module.is_package and rest):
+            continue
+        own = rest[0]
+        for ref in refs(module):
+            kind_to, package_to, rest_to = where(ref.module)
+            if kind_to != "package" or package_to != "verify" or not rest_to or rest_to[0] == own:
+                continue
+            target = rest_to[0]
+            if target not in VERIFY_LAYERS:
+                wrong.append(f"{module.rel}:{ref.line}: {ref.statement}: verify/{own}/ uses the verifier's own "
+                             f"module {target}; subpackages sit below the verifier: move what both need down")
+            elif target not in VERIFY_LAYERS[own]:
+                wrong.append(f"{module.rel}:{ref.line}: {ref.statement}: verify/{own}/ may use "
+                             f"{sorted(VERIFY_LAYERS[own]) or 'no other subpackage'}, not {target}/: move the code "
+                             "to the layer that both sides may use, or to the verifier's top")
+    if wrong:
+        pytest.fail("\n".join(wrong), pytrace=False)
+
+
 RULES = {"relative": RELATIVE, "private": PRIVATE, "exported": EXPORTED, "table": TABLE, "shared": SHARED_RULE,
          "front-end": FRONT_END, "training": TRAINING_RULE, "training-relative": TRAINING_RELATIVE,
          "training-packages": TRAINING_PACKAGES, "training-shared": TRAINING_SHARED_RULE}

@@ -13,7 +13,7 @@ adversary (docs/verify.md, docs/safety.md).
 The private modules follow the judging: ``harness/`` drives the function,
 ``build/`` builds each side, ``sandbox/`` runs everything, ``judging/``
 screens, checks and times; the verifier itself (``_verifier``, ``_prepare``,
-``_scaling``) composes them (docs/architecture.md lists every module).
+``_probe``, ``_scaling``) composes them (docs/architecture.md lists every module).
 """
 from ..errors import HarnessError
 from ._digest import verifier_digest

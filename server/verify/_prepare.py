@@ -28,7 +28,7 @@ from .build._toolchain import Toolchain, compiler_error
 from .harness import _cases, _plan, _units
 from .harness._cases import Case, Domain
 from .harness._plan import HarnessPlan
-from .harness._probe import ProbeFailure, Prober
+from ._probe import ProbeFailure, Prober
 from .harness._units import ArrayProfile, ScalarProfile
 from .judging._compare import first_difference
 from .judging._pair import Known, Pair, Timings, describe_failure, own_time

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perfalign.server.verify.build._compile_db import compile_flags_for
+from perfalign.server.verify.harness._compile_db import compile_flags_for
 
 
 def test_compile_flags_come_from_the_nearest_compile_commands(tmp_path: Path) -> None:

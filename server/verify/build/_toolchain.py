@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...settings import Settings
 from ..sandbox._sandbox import RunResult
-from ._compile_db import compile_flags_for
+from ..harness._compile_db import compile_flags_for
 
 OMP = re.compile(r"#\s*pragma\s+omp\b|\bomp_\w+\s*\(|<omp\.h>")
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)

@@ -19,12 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...cparse import Role
-from ..sandbox._sandbox import Limits
-from ..sandbox._worker import Worker, WorkerFailure
-from ._cases import Case, Domain, alias_pairs, domain_probes, probe_cases
-from ._plan import PROBLEM_SIZE, HarnessPlan, Kind, ParamPlan, annotation_hint
-from ._units import ArrayProfile, ScalarProfile
+from ..cparse import Role
+from .harness._cases import Case, Domain, alias_pairs, domain_probes, probe_cases
+from .harness._plan import PROBLEM_SIZE, HarnessPlan, Kind, ParamPlan, annotation_hint
+from .harness._units import ArrayProfile, ScalarProfile
+from .sandbox._sandbox import Limits
+from .sandbox._worker import Worker, WorkerFailure
 
 ASAN_ENV = "detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=0"
 PROBE_TIMEOUT_S = 10.0
