@@ -44,9 +44,10 @@ demo: model
 	$(BIN)/perfalign optimize examples/c/row_sums.c --function row_sums --samples 4 --seed 1
 
 # Set up, then run the whole test suite (slow tests included). Every test must run: a skip that
-# hides a missing install step (the train extra, gcc, bubblewrap, Archer) is an error here.
+# hides a missing install step (the train extra, gcc, bubblewrap, Archer) is an error here. The 40
+# slowest tests are listed at the end of every run, so that what makes the suite slower is seen.
 test: install-dev build-deps model
-	PERFALIGN_REQUIRE_ALL=1 $(BIN)/python -m pytest -q -p no:cacheprovider
+	PERFALIGN_REQUIRE_ALL=1 $(BIN)/python -m pytest -q -p no:cacheprovider --durations=40
 
 # Every test but the slow ones, without installing the train extra (its tests run where it is installed).
 test-fast: install-test build-deps
