@@ -2,7 +2,7 @@
 
 Run from the repository root (any Python 3.11; nothing of perfalign is imported or run):
 
-    python3 benchmarks/layout_bench.py [--json] [--top N]
+    python3 benchmarks/layout_bench.py [--json] [--top N] [--repo DIR]
 
 A package is a folder with an ``__init__.py`` under ``server/`` (``perfalign.server``) or
 ``training/`` (``perfalign.training``), subpackages counted on their own. An arrow is one
@@ -37,11 +37,11 @@ class Function:
     lines: int
 
 
-def _python_files() -> list[tuple[str, Path]]:
+def _python_files(repo: Path) -> list[tuple[str, Path]]:
     """(dotted module name, path) of every module in a package of server/ and training/."""
     found = []
     for folder, dotted in ROOTS.items():
-        root = REPO / folder
+        root = repo / folder
         for path in sorted(root.rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             if not all((root.joinpath(*parts[:i]) / "__init__.py").is_file() for i in range(len(parts))):
@@ -58,8 +58,8 @@ def _package_of(module: str, packages: set[str]) -> str:
     return module
 
 
-def packages() -> list[Package]:
-    files = _python_files()
+def packages(repo: Path) -> list[Package]:
+    files = _python_files(repo)
     package_names = {name for name, path in files if path.name == "__init__.py"}
     modules: Counter[str] = Counter()
     lines: Counter[str] = Counter()
@@ -70,11 +70,11 @@ def packages() -> list[Package]:
     return [Package(name, modules[name], lines[name]) for name in sorted(package_names)]
 
 
-def longest_functions(top: int) -> list[Function]:
+def longest_functions(repo: Path, top: int) -> list[Function]:
     found: list[Function] = []
-    for _name, path in _python_files():
+    for _name, path in _python_files(repo):
         tree = ast.parse(path.read_text(), filename=str(path))
-        rel = path.relative_to(REPO).as_posix()
+        rel = path.relative_to(repo).as_posix()
 
         def visit(node: ast.AST, prefix: str) -> None:
             for child in ast.iter_child_nodes(node):
@@ -109,9 +109,9 @@ def _imported(name: str, path: Path) -> set[str]:
     return result
 
 
-def arrows() -> dict[str, list[str]]:
+def arrows(repo: Path) -> dict[str, list[str]]:
     """For each package, the other packages it imports (sorted)."""
-    files = _python_files()
+    files = _python_files(repo)
     package_names = {name for name, path in files if path.name == "__init__.py"}
     known = {name for name, _ in files}
     out: dict[str, set[str]] = defaultdict(set)
@@ -128,11 +128,11 @@ def arrows() -> dict[str, list[str]]:
     return {source: sorted(targets) for source, targets in sorted(out.items())}
 
 
-def tree_size() -> dict[str, int]:
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
-    tracked = [REPO / p for p in listed.decode().split("\0") if p]
+def tree_size(repo: Path) -> dict[str, int]:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout
+    tracked = [repo / p for p in listed.decode().split("\0") if p]
     size = {"tracked_files": len(tracked), "tracked_bytes": sum(p.stat().st_size for p in tracked if p.is_file())}
-    git = REPO / ".git"
+    git = repo / ".git"
     if git.is_dir():
         size["git_bytes"] = sum(p.stat().st_size for p in git.rglob("*") if p.is_file())
     return size
@@ -142,10 +142,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--top", type=int, default=10, help="how many of the longest functions (default 10)")
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to measure (default: this one)")
     args = parser.parse_args()
-    figures = {"packages": [asdict(p) for p in packages()],
-               "longest_functions": [asdict(f) for f in longest_functions(args.top)],
-               "arrows": arrows(), "tree": tree_size()}
+    repo = args.repo.resolve()
+    figures = {"packages": [asdict(p) for p in packages(repo)],
+               "longest_functions": [asdict(f) for f in longest_functions(repo, args.top)],
+               "arrows": arrows(repo), "tree": tree_size(repo)}
     if args.json:
         print(json.dumps(figures, indent=2))
         return
