@@ -469,7 +469,8 @@ class _Play:
                  names: dict[str, Path], write_mode: str, progress: Callable[[str], None]) -> None:
         from perfalign.server.optimize import Verifying
 
-        self.config, self.settings, self.sampler, self.result, self.progress = config, settings, sampler, result, progress
+        self.config, self.settings, self.sampler, self.result = config, settings, sampler, result
+        self.progress = progress
         # Rows are written as they come: a stopped run keeps them, and a rerun appends to them.
         self.handles = {kind: path.open(write_mode) for kind, path in names.items()}
         self.done_handle = (names["pairs"].parent / DONE_FILE).open(write_mode)
@@ -508,8 +509,9 @@ class _Play:
         config = self.config
         self.progress(f"{item.path.name}:{item.info.name} ({mode}), round {round_index + 1}: sampling {config.samples}")
         messages, _ = build_messages(item, mode, self.settings)
+        seed = seed_for(item, mode, round_index, config.seed)
         raws = self.sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
-                                     temperature=config.temperature, seed=seed_for(item, mode, round_index, config.seed))
+                                     temperature=config.temperature, seed=seed)
         extracted = [extract_candidate(raw, item.info, item.source) for raw in raws]
         codes = [code for code, _ in extracted]
         extra = [item.reference] if item.reference else []

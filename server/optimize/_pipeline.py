@@ -161,8 +161,9 @@ class _Job:
     def start(self) -> None:
         """The verifying thread prepares the original while the sampling thread loads the model and samples."""
         self.checker = _stages.in_thread(_stages.verify_replies, self.verifier, self.slot, self.replies, self.events)
-        self.samplers.append(_stages.in_thread(_stages.sample_replies, self.slot, self.settings, self.model, self.messages,
-                                               self.n, self.params, self.replies.cancelled, self.events))
+        self.samplers.append(_stages.in_thread(_stages.sample_replies, self.slot, self.settings, self.model,
+                                               self.messages, self.n, self.params, self.replies.cancelled,
+                                               self.events))
 
     def _record(self, candidate: Candidate) -> None:
         followup = self.rounds.planned.get(candidate.index)

@@ -1,4 +1,4 @@
-"""The pipeline's stages — sample → extract → verify → record — and the queue between sampling and verification.
+"""The pipeline's stages, sample → extract → verify → record, and the queue between sampling and verification.
 
 ``run_optimize``, self-play and the evaluation compose these functions; none
 re-implements one. What the sampling side has sampled reaches the verifying
@@ -396,7 +396,8 @@ def record_candidate(log: JobLog, candidate: Candidate, *, model: str, adapter: 
     """The record stage of an optimize job: a completed candidate, with the prompt and sampling that made it, goes
     to the store; its id there (None when it was not logged) is set on it."""
     if followup is None:
-        extra: dict[str, object] = {"prompt_version": PROMPT_VERSION, "sampling": {**sampling, "index": candidate.index}}
+        extra: dict[str, object] = {"prompt_version": PROMPT_VERSION,
+                                    "sampling": {**sampling, "index": candidate.index}}
     else:
         extra = {"prompt_version": FEEDBACK_PROMPT_VERSION,
                  "sampling": {**sampling, "n": 1, "seed": followup.seed, "index": candidate.index,
