@@ -160,10 +160,11 @@ class _Job:
 
     def start(self) -> None:
         """The verifying thread prepares the original while the sampling thread loads the model and samples."""
-        self.checker = _stages.in_thread(_stages.verify_replies, self.verifier, self.slot, self.replies, self.events)
-        self.samplers.append(_stages.in_thread(_stages.sample_replies, self.slot, self.settings, self.model,
-                                               self.messages, self.n, self.params, self.replies.cancelled,
-                                               self.events))
+        self.checker = _stages.in_thread("perfalign-verify", _stages.verify_replies, self.verifier, self.slot,
+                                         self.replies, self.events)
+        self.samplers.append(_stages.in_thread("perfalign-sample", _stages.sample_replies, self.slot, self.settings,
+                                               self.model, self.messages, self.n, self.params,
+                                               self.replies.cancelled, self.events))
 
     def _record(self, candidate: Candidate) -> None:
         followup = self.rounds.planned.get(candidate.index)
@@ -268,8 +269,8 @@ class _Job:
         followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
         if followups:
             turns = [(f.index, f.turn.messages, f.seed) for f in followups]
-            self.samplers.append(_stages.in_thread(_stages.sample_turns, self.slot, turns, self.params,
-                                                   self.replies.cancelled, self.events))
+            self.samplers.append(_stages.in_thread("perfalign-sample", _stages.sample_turns, self.slot, turns,
+                                                   self.params, self.replies.cancelled, self.events))
         return followups
 
     def stop(self) -> None:

@@ -160,9 +160,8 @@ class ModelSlot:
                 pass
 
 
-def in_thread(stage: Callable[..., None], *args: object) -> threading.Thread:
+def in_thread(name: str, stage: Callable[..., None], *args: object) -> threading.Thread:
     """Start a stage (:func:`sample_replies`, :func:`sample_turns`, :func:`verify_replies`) in a thread of its own."""
-    name = "perfalign-verify" if stage is verify_replies else "perfalign-sample"
     thread = threading.Thread(target=stage, name=name, daemon=True, args=args)
     thread.start()
     return thread
