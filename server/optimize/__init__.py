@@ -6,8 +6,8 @@ always a :class:`~perfalign.server.events.Finished`. Self-play and the
 evaluation compose the same stages: :func:`extract_reply` and
 :func:`extract_candidate` (extract), :class:`FunctionVerdicts` and
 :class:`Verifying` draining a :class:`SampleQueue` (verify, with the timing
-guard :func:`exclusive_timing`), :func:`record_rows` (record). :func:`extract` finds the
-candidate code in what a model really writes; :func:`build_messages` is the
+guard :func:`exclusive_timing`), :func:`record_rows` (record).
+:func:`extract` finds the candidate code in what a model really writes; :func:`build_messages` is the
 prompt of each mode and :func:`build_feedback` the follow-up turn of a feedback
 round; :func:`apply_candidate` puts a verified rewrite into the
 file. The batch run (``perfalign optimize --all``): :func:`find_targets` lists the
