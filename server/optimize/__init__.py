@@ -1,9 +1,13 @@
-"""The optimize pipeline: parse → prompt → sample N → extract → verify each → rank.
+"""The optimize pipeline: parse → prompt → sample N → extract → verify each → rank → record.
 
 :func:`run_optimize` runs one job and yields events (``perfalign.server.events``)
 so the CLI and the language server can show progress; the last event is
-always a :class:`~perfalign.server.events.Finished`. :func:`extract` finds the
-candidate code in what a model really writes; :func:`build_messages` is the
+always a :class:`~perfalign.server.events.Finished`. Self-play and the
+evaluation compose the same stages: :func:`extract_reply` and
+:func:`extract_candidate` (extract), :class:`FunctionVerdicts` and
+:class:`Verifying` draining a :class:`SampleQueue` (verify, with the timing
+guard :func:`exclusive_timing`), :func:`record_rows` (record).
+:func:`extract` finds the candidate code in what a model really writes; :func:`build_messages` is the
 prompt of each mode and :func:`build_feedback` the follow-up turn of a feedback
 round; :func:`apply_candidate` puts a verified rewrite into the
 file. The batch run (``perfalign optimize --all``): :func:`find_targets` lists the
@@ -32,6 +36,15 @@ from ._extract import EXTRACT_VERSION, Extraction, dedupe_key, extract
 from ._pipeline import OptimizeRequest, run_optimize
 from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, FeedbackTurn, build_feedback, build_messages
 from ._ranking import no_code_verdict
+from ._stages import (
+    FunctionVerdicts,
+    SampleQueue,
+    Verifying,
+    exclusive_timing,
+    extract_candidate,
+    extract_reply,
+    record_rows,
+)
 from ._targets import FileProblem, Found, Target, find_targets, order_targets
 
 __all__ = [
@@ -74,4 +87,11 @@ __all__ = [
     "dedupe_key",
     "extract",
     "run_optimize",
+    "FunctionVerdicts",
+    "SampleQueue",
+    "Verifying",
+    "exclusive_timing",
+    "extract_candidate",
+    "extract_reply",
+    "record_rows",
 ]

@@ -1,9 +1,11 @@
 """The optimize pipeline: parse → prompt → sample N → extract → verify each → rank, with every step recorded.
 
 :func:`run_optimize` yields events (``perfalign.server.events``) so the CLI and
-the language server can show progress. Sampling runs in one thread and
-verification in another (``_workers``): a candidate is checked as soon as
-the model has written it, while the model writes the next. The verifier's
+the language server can show progress. The job composes the pipeline's
+stages (``_stages``): sampling runs in one thread and verification in
+another, and the code the job extracts from each sample reaches the verifying
+thread through a ``SampleQueue``, so a candidate is checked as soon as the
+model has written it, while the model writes the next. The verifier's
 one-off preparation (building the original, sizing the harness) runs while
 the model reads the prompt. Setting ``cancel`` stops the model and kills
 compilers and benchmark runs; the last event is always :class:`Finished`,
@@ -32,14 +34,14 @@ from ..backends import Backend, SamplingParams
 from ..cparse import FunctionInfo
 from ..errors import CParseError
 from ..events import Candidate, Event, Finished, Outcome, Progress
-from ..records import CandidateRecord, RequestRecord
+from ..records import RequestRecord
 from ..settings import Settings
 from ..verdict import TIMED, Status, Verdict
 from ..verify import FunctionVerifier
-from . import _workers
+from . import _stages
 from ._candidates import FIRST, CandidateBook
 from ._log import JobLog, StoreLike
-from ._prompts import FEEDBACK_PROMPT_VERSION, MODES, PROMPT_VERSION, STOP, build_messages, feedback_kind
+from ._prompts import MODES, PROMPT_VERSION, STOP, build_messages, feedback_kind
 from ._rounds import FollowUp, Rounds, describe
 from ._ranking import suggestions, summarize
 
@@ -101,191 +103,212 @@ def run_optimize(
     except _Refused as refusal:
         yield Finished(function=name, mode=mode, summary=str(refusal), outcome=Outcome.ERROR)
         return
-    info = target.info
-    messages = build_messages(info, mode, settings)
-    n = request.samples or settings.samples
-    threads = settings.threads if mode == "openmp" else 1
-    params = _sampling_params(request)
-    log = JobLog(store)
-    log.request(_request_record(request, target, settings, threads, messages))
-    slot = _workers.ModelSlot(backend)
-    model_name = request.model or settings.model
-    sampling = {"n": n, "max_tokens": params.max_tokens, "temperature": params.temperature,
-                "top_p": params.top_p, "seed": params.seed}
+    job = _Job(request, settings, target, backend, store, started)
+    job.start()
+    try:
+        yield Progress(0.02, f"optimizing {target.info.name} ({mode}) with {job.model_name}")
+        yield from job.run(cancel)
+    finally:
+        job.stop()
+    yield job.finished()
 
-    rounds = Rounds(messages, info, mode, settings, limit=n, seed=params.seed)
 
-    def record(candidate: Candidate) -> None:
-        adapter = getattr(getattr(slot.backend, "model_info", None), "adapter_name", None)
-        followup = rounds.planned.get(candidate.index)
-        if followup is None:
-            extra: dict[str, object] = {"prompt_version": PROMPT_VERSION,
-                                        "sampling": {**sampling, "index": candidate.index}}
-        else:
-            parent = book.done.get(followup.parent)
-            extra = {"prompt_version": FEEDBACK_PROMPT_VERSION,
-                     "sampling": {**sampling, "n": 1, "seed": followup.seed, "index": candidate.index,
-                                  "round": followup.round},
-                     "round": followup.round, "parent_id": parent.candidate_id if parent is not None else None,
-                     "round_kind": followup.turn.kind, "round_feedback": followup.turn.text}
-        candidate.candidate_id = log.candidate(CandidateRecord(
-            model=model_name, code=candidate.code, verdict=candidate.verdict, raw_output=candidate.raw_output,
-            adapter=adapter, diff=candidate.diff, **extra,  # type: ignore[arg-type]
-        ))
+class _Job:
+    """One optimize job composed of the pipeline's stages (``_stages``): the sampler's thread hands each sample to
+    the job, which extracts it (``CandidateBook``) and queues new code for the verifying thread; each verdict is
+    recorded, then reported; feedback rounds follow while the settings and the budget allow."""
 
-    job_cancel = threading.Event()
-    events: queue.Queue[_workers.WorkerEvent] = queue.Queue()
-    jobs: queue.Queue[tuple[int, str] | None] = queue.Queue()
-    # a parallel candidate is timed on its threads' cores: the backend is told, and makes room
-    parallel_timing = (lambda: _workers.timing_threads(slot, verifier.threads)) if mode == "openmp" else None
-    verifier = FunctionVerifier(target.text, target.language, info, mode=mode, settings=settings,
-                                source_path=request.path, cancel=job_cancel,
-                                progress=lambda m: events.put(_workers.Note(m)), timing_guard=parallel_timing)
-    book = CandidateBook(info, target.text, mode, threads, on_complete=record)
-    sampler = threading.Thread(target=_workers.sample, name="perfalign-sample", daemon=True,
-                               args=(slot, settings, request.model, messages, n, params, job_cancel, events))
-    checker = threading.Thread(target=_workers.verify, name="perfalign-verify", daemon=True,
-                               args=(verifier, slot, jobs, job_cancel, events))
-    samplers = [sampler]
-    checker.start()
-    sampler.start()
-    # The first round fills the progress bar up to `first_share`; each feedback round gets a slice of the rest.
-    first_share = 0.85 if rounds.allowed else 1.0
-    current: list[FollowUp] = []  # the feedback round running now
-    seen_before = done_before = 0  # samples and verdicts before it
+    def __init__(self, request: OptimizeRequest, settings: Settings, target: _Target, backend: Backend | None,
+                 store: StoreLike | None, started: float) -> None:
+        self.settings, self.info, self.mode, self.started = settings, target.info, request.mode, started
+        self.messages = build_messages(self.info, self.mode, settings)
+        self.n = request.samples or settings.samples
+        threads = settings.threads if self.mode == "openmp" else 1
+        self.params = _sampling_params(request)
+        self.log = JobLog(store)
+        self.log.request(_request_record(request, target, settings, threads, self.messages))
+        self.slot = _stages.ModelSlot(backend)
+        self.model, self.model_name = request.model, request.model or settings.model
+        params = self.params
+        self.sampling = {"n": self.n, "max_tokens": params.max_tokens, "temperature": params.temperature,
+                         "top_p": params.top_p, "seed": params.seed}
+        self.rounds = Rounds(self.messages, self.info, self.mode, settings, limit=self.n, seed=params.seed)
+        self.replies: _stages.SampleQueue[tuple[int, str]] = _stages.SampleQueue()
+        self.events: queue.Queue[_stages.WorkerEvent] = queue.Queue()
+        # a parallel candidate is timed on its threads' cores: the backend is told, and makes room
+        guard = (lambda: _stages.timing_threads(self.slot, self.verifier.threads)) \
+            if _stages.exclusive_timing(self.mode) else None
+        self.verifier = FunctionVerifier(target.text, target.language, self.info, mode=self.mode, settings=settings,
+                                         source_path=request.path, cancel=self.replies.cancelled,
+                                         progress=lambda m: self.events.put(_stages.Note(m)), timing_guard=guard)
+        self.book = CandidateBook(self.info, target.text, self.mode, threads, on_complete=self._record)
+        self.samplers: list[threading.Thread] = []
+        self.checker: threading.Thread | None = None
+        # The first round fills the progress bar up to `first_share`; each feedback round gets a slice of the rest.
+        self.first_share = 0.85 if self.rounds.allowed else 1.0
+        self.current: list[FollowUp] = []  # the feedback round running now
+        self.seen_before = self.done_before = 0  # samples and verdicts before it
+        self.deadline = started + settings.job_budget_s
+        self.round_began = started
+        self.first_verdict_s: float | None = None  # how long the current round took to its first verdict
+        self.cancelled = False
+        self.stopped = ""  # why a feedback round was stopped early
+        self.sampling_done = False
+        self.sampling_error: str | None = None
+        self.round_error: str | None = None
+        self.prepare_failure: Verdict | None = None
 
-    def progress(message: str | None = None) -> Progress:
+    def start(self) -> None:
+        """The verifying thread prepares the original while the sampling thread loads the model and samples."""
+        self.checker = _stages.in_thread("perfalign-verify", _stages.verify_replies, self.verifier, self.slot,
+                                         self.replies, self.events)
+        self.samplers.append(_stages.in_thread("perfalign-sample", _stages.sample_replies, self.slot, self.settings,
+                                               self.model, self.messages, self.n, self.params,
+                                               self.replies.cancelled, self.events))
+
+    def _record(self, candidate: Candidate) -> None:
+        followup = self.rounds.planned.get(candidate.index)
+        parent = self.book.done.get(followup.parent) if followup is not None else None
+        _stages.record_candidate(
+            self.log, candidate, model=self.model_name, sampling=self.sampling, followup=followup,
+            adapter=getattr(getattr(self.slot.backend, "model_info", None), "adapter_name", None),
+            parent_id=parent.candidate_id if parent is not None else None)
+
+    def run(self, cancel: threading.Event | None) -> Iterator[Event]:
+        """The job's loop: the workers' events in the order they come, until every round is over or the job ends."""
+        while True:
+            if cancel is not None and cancel.is_set():
+                self.replies.cancel()
+                self.cancelled = True
+                return
+            round_over = self.sampling_done and not self.book.waiting
+            if self.current and not round_over and time.monotonic() >= self.deadline:
+                self.stopped = f"the feedback round stopped at the {self.settings.job_budget_s:g} s budget"
+                return
+            if self.current and len(suggestions(self.book.ordered())) >= self.settings.enough_suggestions:
+                return
+            # Every sample is handed over before SamplingDone, so once that is seen and
+            # nothing waits for a verdict, the round is complete.
+            if round_over:
+                if self.prepare_failure is not None or self.sampling_error is not None or self.round_error is not None:
+                    return
+                self.seen_before, self.done_before = self.book.samples_seen, len(self.book.done)
+                self.current = self.next_round()
+                if not self.current:
+                    return
+                self.round_began, self.first_verdict_s = time.monotonic(), None
+                self.sampling_done = False
+                yield self.progress(f"round {self.rounds.number}: {describe(self.current)}")
+                continue
+            if self.prepare_failure is not None and (self.sampling_done or not self.book.waiting):
+                return
+            try:
+                item = self.events.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            yield from self._handle(item)
+
+    def _handle(self, item: _stages.WorkerEvent) -> Iterator[Event]:
+        """One worker's event: a note, the verifier ready, sampling over, a sample to extract, a verdict."""
+        match item:
+            case _stages.Note(message):
+                yield self.progress(message)
+            case _stages.Prepared(failure):
+                self.prepare_failure = failure
+                if failure is not None:
+                    self.replies.cancel()  # nothing can be verified: stop the model
+            case _stages.SamplingDone(error):
+                self.sampling_done = True
+                if self.current:
+                    self.round_error = error
+                else:
+                    self.sampling_error = error
+            case _stages.Sampled(index, raw):
+                followup = self.rounds.planned.get(index)
+                origin = followup.origin if followup is not None else FIRST
+                yield from self.book.add_sample(index, raw, verify=lambda i, code: self.replies.put((i, code)),
+                                                origin=origin)
+                yield self.progress()
+            case _stages.Verified(index, verdict):
+                if self.first_verdict_s is None:
+                    self.first_verdict_s = time.monotonic() - self.round_began
+                yield from self.book.complete(index, verdict)
+                yield self.progress()
+
+    def progress(self, message: str | None = None) -> Progress:
+        book, n = self.book, self.n
         faster = [c.verdict.speedup or 0.0 for c in book.done.values() if c.verdict.status is Status.FASTER]
         best = f"; one verified {max(faster):.2f}× faster so far" if faster else ""
-        if not current:
+        if not self.current:
             done = len(book.done)
-            fraction = min(0.99, first_share * (0.05 + 0.45 * book.samples_seen / max(n, 1) + 0.5 * done / max(n, 1)))
+            fraction = min(0.99, self.first_share * (0.05 + 0.45 * book.samples_seen / max(n, 1)
+                                                     + 0.5 * done / max(n, 1)))
             return Progress(fraction, message or f"{book.samples_seen}/{n} sampled, {done}/{n} verified{best}")
-        size, seen, done = len(current), book.samples_seen - seen_before, len(book.done) - done_before
-        width = 0.14 / max(rounds.allowed, 1)
-        fraction = min(0.99, 0.85 + width * (rounds.number - 2) + width * (0.5 * seen + 0.5 * done) / size)
-        return Progress(fraction, message or f"round {rounds.number}, {describe(current)}: {seen}/{size} sampled, "
-                                             f"{done}/{size} verified{best}")
+        size, seen, done = len(self.current), book.samples_seen - self.seen_before, len(book.done) - self.done_before
+        width = 0.14 / max(self.rounds.allowed, 1)
+        fraction = min(0.99, 0.85 + width * (self.rounds.number - 2) + width * (0.5 * seen + 0.5 * done) / size)
+        return Progress(fraction, message or f"round {self.rounds.number}, {describe(self.current)}: {seen}/{size} "
+                                             f"sampled, {done}/{size} verified{best}")
 
-    def next_round() -> list[FollowUp]:
+    def next_round(self) -> list[FollowUp]:
         """Start the next feedback round when the settings and the budget allow one and it has work."""
-        nonlocal stopped
+        rounds, book, settings = self.rounds, self.book, self.settings
         if rounds.number > rounds.allowed or len(suggestions(book.ordered())) >= settings.enough_suggestions:
             return []
-        left = deadline - time.monotonic()
+        left = self.deadline - time.monotonic()
+        first_verdict_s = self.first_verdict_s
         if left <= 0 or (first_verdict_s is not None and left < first_verdict_s):
             if any(feedback_kind(c.verdict) and c.code for c in book.of_round(rounds.number)):
                 further = "further " if rounds.number > 1 else ""
                 which = "the first round" if rounds.number == 1 else f"round {rounds.number}"
-                stopped = (f"no {further}feedback round: the job had used its {settings.job_budget_s:g} s budget"
-                           if left <= 0 else
-                           f"no {further}feedback round: {left:.0f} s of the {settings.job_budget_s:g} s budget "
-                           f"left, less than the {first_verdict_s:.0f} s {which} took to its first verdict")
+                self.stopped = (f"no {further}feedback round: the job had used its {settings.job_budget_s:g} s budget"
+                                if left <= 0 else
+                                f"no {further}feedback round: {left:.0f} s of the {settings.job_budget_s:g} s budget "
+                                f"left, less than the {first_verdict_s:.0f} s {which} took to its first verdict")
             return []
         followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
         if followups:
             turns = [(f.index, f.turn.messages, f.seed) for f in followups]
-            thread = threading.Thread(target=_workers.sample_turns, name="perfalign-sample", daemon=True,
-                                      args=(slot, turns, params, job_cancel, events))
-            samplers.append(thread)
-            thread.start()
+            self.samplers.append(_stages.in_thread("perfalign-sample", _stages.sample_turns, self.slot, turns,
+                                                   self.params, self.replies.cancelled, self.events))
         return followups
 
-    deadline = started + settings.job_budget_s
-    round_began = started
-    first_verdict_s: float | None = None  # how long the current round took to its first verdict
-    cancelled = False
-    stopped = ""  # why a feedback round was stopped early
-    sampling_done = False
-    sampling_error: str | None = None
-    round_error: str | None = None
-    prepare_failure: Verdict | None = None
-    try:
-        yield Progress(0.02, f"optimizing {info.name} ({mode}) with {model_name}")
-        while True:
-            if cancel is not None and cancel.is_set():
-                job_cancel.set()
-                cancelled = True
-                break
-            round_over = sampling_done and not book.waiting
-            if current and not round_over and time.monotonic() >= deadline:
-                stopped = f"the feedback round stopped at the {settings.job_budget_s:g} s budget"
-                break
-            if current and len(suggestions(book.ordered())) >= settings.enough_suggestions:
-                break
-            # Every sample is handed over before SamplingDone, so once that is seen and
-            # nothing waits for a verdict, the round is complete.
-            if round_over:
-                if prepare_failure is not None or sampling_error is not None or round_error is not None:
-                    break
-                seen_before, done_before = book.samples_seen, len(book.done)
-                current = next_round()
-                if not current:
-                    break
-                round_began, first_verdict_s = time.monotonic(), None
-                sampling_done = False
-                yield progress(f"round {rounds.number}: {describe(current)}")
-                continue
-            if prepare_failure is not None and (sampling_done or not book.waiting):
-                break
-            try:
-                item = events.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            match item:
-                case _workers.Note(message):
-                    yield progress(message)
-                case _workers.Prepared(failure):
-                    prepare_failure = failure
-                    if failure is not None:
-                        job_cancel.set()  # nothing can be verified: stop the model
-                case _workers.SamplingDone(error):
-                    sampling_done = True
-                    if current:
-                        round_error = error
-                    else:
-                        sampling_error = error
-                case _workers.Sampled(index, raw):
-                    followup = rounds.planned.get(index)
-                    origin = followup.origin if followup is not None else FIRST
-                    yield from book.add_sample(index, raw, verify=lambda i, code: jobs.put((i, code)), origin=origin)
-                    yield progress()
-                case _workers.Verified(index, verdict):
-                    if first_verdict_s is None:
-                        first_verdict_s = time.monotonic() - round_began
-                    yield from book.complete(index, verdict)
-                    yield progress()
-    finally:
-        # Normal end: both threads are done or idle. Early end (cancel, an error, the
-        # consumer stopped listening): stop the model and kill running builds and timings.
-        if not (sampling_done and not book.waiting):
-            job_cancel.set()
-        jobs.put(None)
-        for thread in samplers:
+    def stop(self) -> None:
+        """Normal end: both threads are done or idle. Early end (cancel, an error, the consumer stopped
+        listening): stop the model and kill running builds and timings."""
+        if not (self.sampling_done and not self.book.waiting):
+            self.replies.cancel()
+        self.replies.close()
+        for thread in self.samplers:
             thread.join(timeout=30)
-        checker.join(timeout=30)
-        verifier.close()
-        slot.close()
+        if self.checker is not None:
+            self.checker.join(timeout=30)
+        self.verifier.close()
+        self.slot.close()
 
-    candidates = book.ordered()
-    found = suggestions(candidates)
-    if cancelled:
-        outcome, summary = Outcome.CANCELLED, "cancelled"
-    elif prepare_failure is not None:
-        outcome, summary = Outcome.ERROR, f"cannot verify {info.name}: {prepare_failure.detail}"
-    elif sampling_error and not candidates:
-        outcome, summary = Outcome.ERROR, sampling_error
-    else:
-        outcome, summary = summarize(candidates, found, settings.threshold)
-        if sampling_error:
-            summary += f"; sampling stopped early: {sampling_error}"
-        if round_error and not stopped:
-            stopped = f"sampling stopped early: {round_error}"
-        summary += _rounds_note(candidates, stopped)
-    elapsed = time.monotonic() - started
-    yield Finished(function=info.name, mode=mode, summary=f"{summary}{log.note} [{elapsed:.0f} s]", outcome=outcome,
-                   candidates=candidates, suggestions=found, request_id=log.request_id, start_byte=info.start_byte,
-                   end_byte=info.end_byte, original_code=info.text)
+    def finished(self) -> Finished:
+        """The job's last event: what was found, or why nothing was."""
+        info, settings = self.info, self.settings
+        candidates = self.book.ordered()
+        found = suggestions(candidates)
+        stopped = self.stopped
+        if self.cancelled:
+            outcome, summary = Outcome.CANCELLED, "cancelled"
+        elif self.prepare_failure is not None:
+            outcome, summary = Outcome.ERROR, f"cannot verify {info.name}: {self.prepare_failure.detail}"
+        elif self.sampling_error and not candidates:
+            outcome, summary = Outcome.ERROR, self.sampling_error
+        else:
+            outcome, summary = summarize(candidates, found, settings.threshold)
+            if self.sampling_error:
+                summary += f"; sampling stopped early: {self.sampling_error}"
+            if self.round_error and not stopped:
+                stopped = f"sampling stopped early: {self.round_error}"
+            summary += _rounds_note(candidates, stopped)
+        elapsed = time.monotonic() - self.started
+        return Finished(function=info.name, mode=self.mode, summary=f"{summary}{self.log.note} [{elapsed:.0f} s]",
+                        outcome=outcome, candidates=candidates, suggestions=found, request_id=self.log.request_id,
+                        start_byte=info.start_byte, end_byte=info.end_byte, original_code=info.text)
 
 
 def _rounds_note(candidates: list[Candidate], stopped: str) -> str:

@@ -37,14 +37,12 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import CORRECT, Status, Verdict
-
 from ..data import read_jsonl, write_jsonl
 from . import _metrics as metrics
 from . import _paired as paired
@@ -411,7 +409,7 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
                    earlier: dict[str, EarlierSamples] | None = None) -> Sampled:
     """Every model's candidates for one function: the same prompt and seed for each (``earlier``: a model's candidates
     already sampled with them, by model name; ``samplers`` need not hold that model)."""
-    from ..rewards import extract_with_reason
+    from perfalign.server.optimize import extract_candidate
     from ..selfplay import build_messages
 
     task = problem.task
@@ -430,26 +428,40 @@ def sample_problem(problem: Problem, samplers: dict[str, Any], config: EvalConfi
         else:
             replies = samplers[name].generate(messages, config.samples, max_tokens=config.max_tokens,
                                               temperature=config.temperature, seed=seed)
-        extracted = [extract_with_reason(r, task.info, task.source) for r in replies]
+        extracted = [extract_candidate(r, task.info, task.source) for r in replies]
         codes[name] = [code for code, _ in extracted]
         reasons[name] = [reason for _, reason in extracted]
         raws[name] = list(replies)
     return Sampled(problem, seed, codes, reasons, raws)
 
 
-def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any) -> list[dict[str, Any]] | str:
-    """Both models' verdict rows for one function (candidates interleaved), or why it was skipped."""
-    from ..selfplay import verify_all
+def verify_sampled(sampled: Sampled, config: EvalConfig, settings: Any, verifying: Any) -> Any:
+    """Queue both models' candidates of one function for the verifying thread (``verifying``, the pipeline's
+    ``Verifying``), interleaved (base 0, trained 0, base 1, …), to be judged by one prepared verifier; the future
+    holds their verdicts, or the failure that stops the original being harnessed (see :func:`verdict_rows_of`)."""
+    from ..selfplay import function_verdicts
 
-    problem, codes, names = sampled.problem, sampled.codes, list(sampled.codes)
+    problem, codes = sampled.problem, sampled.codes
+    order = _order(sampled, config.samples)
+    verifier = function_verdicts(problem.task, problem.mode, settings, config.verify_workers)
+    return verifying.submit(verifier, [codes[n][i] for n, i in order], [sampled.reasons[n][i] for n, i in order],
+                            last=True)
+
+
+def _order(sampled: Sampled, samples: int) -> list[tuple[str, int]]:
+    """The candidates in the order they are verified: the models interleaved, sample by sample."""
+    return [(name, i) for i in range(samples) for name in sampled.codes]
+
+
+def verdict_rows_of(sampled: Sampled, config: EvalConfig, verdicts: list[Verdict] | Verdict
+                    ) -> list[dict[str, Any]] | str:
+    """Both models' verdict rows for one function, or why it was skipped."""
+    problem, codes = sampled.problem, sampled.codes
     task = problem.task
-    order = [(name, i) for i in range(config.samples) for name in names]  # base 0, trained 0, base 1, …
-    verdicts = verify_all(task, problem.mode, [codes[n][i] for n, i in order],
-                          [sampled.reasons[n][i] for n, i in order], settings, config.verify_workers)
     if isinstance(verdicts, Verdict):
         return f"{task.path.name}:{task.info.name} ({problem.mode}): {verdicts.detail or verdicts.status.value}"
     rows = []
-    for (name, i), verdict in zip(order, verdicts, strict=True):
+    for (name, i), verdict in zip(_order(sampled, config.samples), verdicts, strict=True):
         row = {"model": name, "sample": i, "seed": sampled.seed, "function": task.info.name, "file": task.path.name,
                "function_key": problem.key, "mode": problem.mode, "idiom": problem.idiom, "code": codes[name][i],
                **verdict.to_dict()}
@@ -519,7 +531,6 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     """Evaluate the base and, with an adapter, base + adapter on the same functions, prompts and seeds."""
     from perfalign.server.settings import Settings
     from ..modeling import open_sampler
-    from ..selfplay import exclusive_timing
 
     if config.samples < 1:
         raise EvalError("--samples must be at least 1")
@@ -549,50 +560,8 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
             own = {name: open_sampler(config.base, config.adapter if name == "trained" else "", config.engine)
                    for name in needed}
         active = {name: (samplers or own)[name] for name in needed}
-        # Sampling the next function overlaps with verifying the last one (not an OpenMP function's: see
-        # selfplay.exclusive_timing); both models' candidates of a function are verified together, interleaved,
-        # by one verifier.
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-eval-verify")
-        pending: tuple[Problem, Any] | None = None
         with (out / "verdicts.jsonl").open("a") as fh:
-
-            def finish(job: tuple[Problem, Any]) -> None:
-                problem, future = job
-                rows = future.result()
-                if isinstance(rows, str):
-                    result.skipped.append(rows)
-                    return
-                for row in rows:
-                    fh.write(json.dumps(row, sort_keys=True) + "\n")
-                fh.flush()
-                rows_by_problem[problem.id] = rows
-
-            try:
-                for problem in problems:
-                    if problem.id in rows_by_problem:
-                        continue
-                    earlier = {"base": reused[problem.id]} if problem.id in reused else None
-                    sampled_from = [f"{n} (sampled earlier)" if earlier and n in earlier else n for n in names]
-                    progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
-                             f"{config.samples} samples from {', '.join(sampled_from)}")
-                    sampled = sample_problem(problem, active, config, settings, earlier)
-                    job = (problem, pool.submit(verify_sampled, sampled, config, settings))
-                    if pending is not None:
-                        finish(pending)
-                    pending = job
-                    if exclusive_timing(problem.mode):
-                        finish(job)
-                        pending = None
-                if pending is not None:
-                    finish(pending)
-                    pending = None
-            finally:
-                if pending is not None:  # sampling stopped with an error: what was sampled before is still kept
-                    try:
-                        finish(pending)
-                    except Exception as exc:  # noqa: BLE001 - its verification failed too: a rerun redoes it
-                        result.skipped.append(f"{pending[0].task.info.name}: not verified ({exc}); a rerun redoes it")
-                pool.shutdown(wait=True, cancel_futures=True)
+            _Judging(config, settings, fh, result, rows_by_problem).run(problems, active, reused, names, progress)
     finally:
         for sampler in own.values():
             sampler.close()
@@ -600,6 +569,78 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     if not scored:
         raise EvalError("none of the held-out functions could be harnessed; check them with `perfalign verify`")
     result.functions = len(scored)
+    function_rows = _compare(scored, rows_by_problem, names, config, result)
+    result.seconds = time.monotonic() - start
+    _write_outputs(out, result, header, config, len(scored), function_rows)
+    if config.adapter:
+        result.card = write_card(config.adapter, config.base, out)
+    return result
+
+
+class _Judging:
+    """The evaluation's functions composed of the pipeline's stages (``perfalign.server.optimize``): each is sampled
+    from every model, its replies extracted and queued for the verifying thread, and its verdict rows recorded.
+
+    Sampling the next function overlaps with verifying the last one (not an OpenMP function's: the pipeline's
+    timing guard, ``exclusive_timing``); both models' candidates of a function are verified together, interleaved,
+    by one verifier."""
+
+    def __init__(self, config: EvalConfig, settings: Any, fh: Any, result: EvalResult,
+                 rows_by_problem: dict[str, list[dict[str, Any]]]) -> None:
+        self.config, self.settings, self.fh, self.result = config, settings, fh, result
+        self.rows_by_problem = rows_by_problem
+
+    def run(self, problems: list[Problem], active: dict[str, Any], reused: dict[str, EarlierSamples],
+            names: list[str], progress: Callable[[str], None]) -> None:
+        """Every function not judged yet, each sampled while the one before it is verified."""
+        from perfalign.server.optimize import Verifying, exclusive_timing
+
+        verifying = Verifying("perfalign-eval-verify")
+        pending: tuple[Sampled, Any] | None = None
+        try:
+            for problem in problems:
+                if problem.id in self.rows_by_problem:
+                    continue
+                earlier = {"base": reused[problem.id]} if problem.id in reused else None
+                sampled_from = [f"{n} (sampled earlier)" if earlier and n in earlier else n for n in names]
+                progress(f"{problem.task.info.name} ({problem.mode}, idiom-{problem.idiom}): "
+                         f"{self.config.samples} samples from {', '.join(sampled_from)}")
+                sampled = sample_problem(problem, active, self.config, self.settings, earlier)
+                job = (sampled, verify_sampled(sampled, self.config, self.settings, verifying))
+                if pending is not None:
+                    self.finish(pending)
+                pending = job
+                if exclusive_timing(problem.mode):
+                    self.finish(job)
+                    pending = None
+            if pending is not None:
+                self.finish(pending)
+                pending = None
+        finally:
+            if pending is not None:  # sampling stopped with an error: what was sampled before is still kept
+                try:
+                    self.finish(pending)
+                except Exception as exc:  # noqa: BLE001 - its verification failed too: a rerun redoes it
+                    self.result.skipped.append(f"{pending[0].problem.task.info.name}: not verified ({exc}); "
+                                               "a rerun redoes it")
+            verifying.close()
+
+    def finish(self, job: tuple[Sampled, Any]) -> None:
+        """The function's verdicts are in: record its rows (or why it was skipped)."""
+        from perfalign.server.optimize import record_rows
+
+        sampled, future = job
+        rows = verdict_rows_of(sampled, self.config, future.result())
+        if isinstance(rows, str):
+            self.result.skipped.append(rows)
+            return
+        record_rows(self.fh, rows)
+        self.rows_by_problem[sampled.problem.id] = rows
+
+
+def _compare(scored: list[Problem], rows_by_problem: dict[str, list[dict[str, Any]]], names: list[str],
+             config: EvalConfig, result: EvalResult) -> list[dict[str, Any]]:
+    """Each model's report, the paired comparisons and the decision, on ``result``; the per-function metrics."""
     per_model: dict[str, list[dict[str, float]]] = {}
     function_rows = []
     for problem in scored:
@@ -629,7 +670,12 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     if result.comparisons:
         result.table += "\n\n" + paired_table(result.comparisons)
         result.table += f"\n\n{result.decision['rule']}: {'yes' if result.decision['trained_wins'] else 'no'}"
-    result.seconds = time.monotonic() - start
+    return function_rows
+
+
+def _write_outputs(out: Path, result: EvalResult, header: dict[str, Any], config: EvalConfig, functions: int,
+                   function_rows: list[dict[str, Any]]) -> None:
+    """metrics.json, table.md, the plots and functions.jsonl."""
     (out / "metrics.json").write_text(
         json.dumps(
             {
@@ -637,7 +683,7 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
                 "paired": [c.to_dict() for c in result.comparisons],
                 "decision": result.decision,
                 "run": header,
-                "functions": len(scored),
+                "functions": functions,
                 "skipped": result.skipped,
                 "config": dataclasses.asdict(config),
                 "seconds": result.seconds,
@@ -652,9 +698,6 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
     if result.comparisons:
         (out / "paired.svg").write_text(paired_svg(result.comparisons))
     write_jsonl(out / "functions.jsonl", function_rows)
-    if config.adapter:
-        result.card = write_card(config.adapter, config.base, out)
-    return result
 
 
 def write_card(adapter: str, base: str, out: Path) -> Path | None:

@@ -55,12 +55,9 @@ def function_info(source: str, language: str, function: str) -> Any:
 
 def extract_with_reason(raw: str, info: Any, source: str = "") -> tuple[str, str]:
     """(code, "") for a completion with a candidate; ("", why not) otherwise, e.g. the original returned unchanged."""
-    from perfalign.server.optimize import extract
+    from perfalign.server.optimize import extract_candidate
 
-    extraction = extract(raw, info, original_source=source)
-    if extraction.candidate is not None:
-        return extraction.candidate.code, ""
-    return "", extraction.reason or "no C or C++ function in the completion"
+    return extract_candidate(raw, info, source)
 
 
 def no_code_verdict(reason: str = "") -> Verdict:

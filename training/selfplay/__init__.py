@@ -3,8 +3,8 @@
 :func:`main` (``perfalign train selfplay``) and :func:`run` (the same with a sampler already loaded)
 go over the corpus (:func:`corpus_files`, or a manifest's ``train`` rows, :func:`manifest_tasks`) and
 write what :func:`rows_for` makes of each function's verdicts. The evaluation and the corpus's own
-training data reuse its pieces: the prompt (:func:`build_messages`), the verifier run
-(:func:`verify_all`) and the function key.
+training data reuse its pieces: the prompt (:func:`build_messages`), the prepared verifier
+of one function (:func:`function_verdicts`, the pipeline's ``FunctionVerdicts``) and the function key.
 """
 from ._config import SelfPlayConfig
 from ._run import (
@@ -16,13 +16,12 @@ from ._run import (
     Task,
     build_messages,
     corpus_files,
-    exclusive_timing,
     function_key_for,
+    function_verdicts,
     main,
     manifest_tasks,
     rows_for,
     run,
-    verify_all,
 )
 
 __all__ = [
@@ -35,11 +34,10 @@ __all__ = [
     "Task",
     "build_messages",
     "corpus_files",
-    "exclusive_timing",
     "function_key_for",
+    "function_verdicts",
     "main",
     "manifest_tasks",
     "rows_for",
     "run",
-    "verify_all",
 ]

@@ -38,7 +38,6 @@ from typing import Any
 
 from perfalign.server.errors import PerfalignError
 from perfalign.server.verdict import TIMED, Status, Verdict
-
 from ._config import SelfPlayConfig
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
@@ -315,58 +314,15 @@ def rows_for(
     }
 
 
-class FunctionVerdicts:
-    """One function's prepared verifier, kept open while its candidates come in: the samples, then the answers to
-    their feedback turns, all judged against the same prepared original (one calibration, one problem size)."""
+def function_verdicts(task: Task, mode: str, settings: Any, workers: int) -> Any:
+    """The pipeline's prepared verifier for one function and mode (``server.optimize.FunctionVerdicts``): its
+    samples, then the answers to their feedback turns, judged against the same prepared original; a reply that gave
+    no code gets the training's verdict, with the extractor's reason."""
+    from perfalign.server.optimize import FunctionVerdicts
+    from ..rewards import no_code_verdict
 
-    def __init__(self, task: Task, mode: str, settings: Any, workers: int) -> None:
-        self.task, self.mode, self.settings, self.workers = task, mode, settings, workers
-        self._verifier: Any = None
-        self._failure: Verdict | None = None
-
-    def verify(self, codes: list[str], reasons: list[str]) -> list[Verdict] | Verdict:
-        """Verdicts for ``codes``, or the failure that stops the original being harnessed. ``reasons`` says why an
-        empty code has none (the extractor's words, e.g. the original returned unchanged)."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        from perfalign.server.verify import FunctionVerifier
-        from ..rewards import no_code_verdict
-
-        if self._verifier is None and self._failure is None:
-            verifier = FunctionVerifier(self.task.source, self.task.language, self.task.info.name, mode=self.mode,
-                                        settings=self.settings, source_path=self.task.path)
-            self._failure = verifier.prepare()
-            if self._failure is None:
-                self._verifier = verifier
-            else:
-                verifier.close()
-        if self._failure is not None:
-            return self._failure
-
-        def one(code: str, reason: str) -> Verdict:
-            if not code.strip():
-                return no_code_verdict(reason)
-            return self._verifier.verify(code)
-
-        # Candidates timed on every thread one at a time: two at once would take each other's cores.
-        with ThreadPoolExecutor(max_workers=1 if exclusive_timing(self.mode) else max(1, self.workers)) as pool:
-            return list(pool.map(one, codes, reasons))
-
-    def close(self) -> None:
-        if self._verifier is not None:
-            self._verifier.close()
-            self._verifier = None
-
-
-def verify_all(task: Task, mode: str, codes: list[str], reasons: list[str], settings: Any,
-               workers: int) -> list[Verdict] | Verdict:
-    """Verdicts for ``codes`` from one prepared verifier (the original is built once), or the failure that stops
-    the original being harnessed (see :class:`FunctionVerdicts`)."""
-    verdicts = FunctionVerdicts(task, mode, settings, workers)
-    try:
-        return verdicts.verify(codes, reasons)
-    finally:
-        verdicts.close()
+    return FunctionVerdicts(task.source, task.language, task.info.name, mode, settings, source_path=task.path,
+                            workers=workers, no_code=no_code_verdict)
 
 
 def feedback_turns(task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], settings: Any,
@@ -416,23 +372,12 @@ class _Job:
     raws: list[str]
     codes: list[str]
     extra: list[str]
-    verifying: FunctionVerdicts
+    verifier: Any  # the function's server.optimize.FunctionVerdicts
     verdicts: Any  # a Future of the samples' (and reference's) verdicts
     scored: list[Scored] = field(default_factory=list)
     answers: list[Scored] = field(default_factory=list)  # the feedback turns' answers, verdicts still to come
     answer_verdicts: Any = None  # a Future of the answers' verdicts; None when no turn was asked
     asked: bool = False  # the feedback turns were planned (and sampled, when there were any)
-
-
-def exclusive_timing(mode: str) -> bool:
-    """Whether a function's candidates must be verified with nothing sampled meanwhile, and one at a time.
-
-    An OpenMP candidate is timed on ``threads`` threads and charged its whole wall time; sampling the next
-    function on the same cores took them away and made correct parallel rewrites (the references too) come out
-    about 1.45x slower than the serial original. A serial candidate is charged only the time it ran, so sampling
-    may overlap its verification.
-    """
-    return mode == "openmp"
 
 
 def seed_for(task: Task, mode: str, round_index: int, seed: int) -> int:
@@ -469,11 +414,8 @@ def run(
     command after an interruption resumes: finished functions of finished and
     unfinished rounds are not sampled again (another configuration starts afresh).
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from perfalign.server.settings import Settings
     from ..modeling import open_sampler
-    from ..rewards import extract_with_reason
 
     for mode in config.modes:
         if mode not in {"serial", "openmp"}:
@@ -493,98 +435,53 @@ def run(
     folder.mkdir(parents=True, exist_ok=True)
     done = _resume_state(folder, config)
     result.resumed = len(done)
-    write_mode = "a" if done else "w"
     (folder / RUN_FILE).write_text(
         json.dumps({k: getattr(config, k) for k in _RESUME_KEYS}, indent=2, sort_keys=True) + "\n"
     )
     own_sampler = sampler is None
     sampler = sampler or open_sampler(config.base, config.adapter, config.engine)
-    # Rows are written as they come: a stopped run keeps them, and a rerun appends to them.
-    handles = {kind: path.open(write_mode) for kind, path in names.items()}
-    done_handle = (folder / DONE_FILE).open(write_mode)
-    counts = {k: 0 for k in names}
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="perfalign-selfplay-verify")
-
-    def scored_samples(job: _Job) -> list[Scored]:
-        verdicts = job.verdicts.result()
-        if isinstance(verdicts, Verdict):  # the original could not be harnessed: every candidate shares its verdict
-            verdicts = [verdicts] * (len(job.codes) + len(job.extra))
-        codes = job.codes
-        scored = [Scored(c, r, v) for c, r, v in zip(codes, job.raws, verdicts, strict=False)]
-        scored += [Scored(c, "", v, reference=True) for c, v in zip(job.extra, verdicts[len(codes):], strict=True)]
-        return scored
-
-    def ask(job: _Job) -> None:
-        """The samples' verdicts are in: sample one answer to each feedback turn, and verify them in the background."""
-        job.scored = scored_samples(job)
-        harnessed = not isinstance(job.verdicts.result(), Verdict)
-        turns = feedback_turns(job.item, job.mode, job.messages, job.scored, settings, config.repairs) \
-            if config.repairs and harnessed else []
-        if not turns:
-            job.asked = True
-            return
-        progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: repairing {len(turns)}")
-        base = seed_for(job.item, job.mode, job.round, config.seed) + 104_729
-        answers = sampler.generate_turns([turn.messages for _, turn in turns], [base + i for i in range(len(turns))],
-                                         max_tokens=config.max_tokens, temperature=config.temperature)
-        extracted = [extract_with_reason(raw, job.item.info, job.item.source) for raw in answers]
-        job.answers = [Scored(code, raw, Verdict(Status.UNSUPPORTED), parent=index, turn=turn)
-                       for (index, turn), raw, (code, _) in zip(turns, answers, extracted, strict=True)]
-        job.answer_verdicts = pool.submit(job.verifying.verify, [c for c, _ in extracted], [r for _, r in extracted])
-        job.asked = True
-
-    def finish(job: _Job) -> None:
-        """Every verdict of the function is in: write its rows and mark it done."""
-        if not job.asked:
-            ask(job)
-        try:
-            if job.answer_verdicts is not None:
-                verdicts = job.answer_verdicts.result()
-                for answer, verdict in zip(job.answers, [verdicts] * len(job.answers) if isinstance(verdicts, Verdict)
-                                           else verdicts, strict=True):
-                    answer.verdict = verdict
-        finally:
-            job.verifying.close()
-        scored = job.scored + job.answers
-        samples = [s for s in scored if not s.reference]  # the reference is not the model's
-        for s in samples:
-            result.statuses[s.verdict.status.value] = result.statuses.get(s.verdict.status.value, 0) + 1
-        result.candidates += len(samples)
-        result.repairs += len(job.answers)
-        result.repaired += sum(1 for a in job.answers if a.verdict.status in TIMED)
-        progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: "
-                 f"{', '.join(s.verdict.status.value for s in scored)}")
-        rows_by_kind = rows_for(job.item, job.mode, job.messages, scored, sampler.name, config.eval_percent,
-                                config.threads)
-        for kind, rows in rows_by_kind.items():
-            counts[kind] += len(rows)
-            for row in rows:
-                handles[kind].write(json.dumps(dict(row, round=job.round + 1), sort_keys=True) + "\n")
-            handles[kind].flush()
-        key = function_key_for(job.item)
-        done_handle.write(json.dumps({"round": job.round, "function_key": key, "mode": job.mode}) + "\n")
-        done_handle.flush()
-
-    # Functions in flight, oldest first. A function's samples are verified while the next one is sampled; its
-    # feedback turns are sampled after that, while the next one's samples are verified, so the model and the
-    # verifier rarely wait for each other. An OpenMP function is verified with nothing sampled meanwhile.
-    queue: list[_Job] = []
-    stopped = False
-
-    def advance(keep: int) -> None:
-        """Move the oldest functions on until at most ``keep`` are in flight (``keep`` 1: the newest stays)."""
-        while len(queue) > keep:
-            head = queue[0]
-            if not head.asked and keep and config.repairs:
-                ask(head)  # its answers are verified while the next function is sampled
-                if head.answer_verdicts is not None and not exclusive_timing(head.mode):
-                    return
-            finish(queue.pop(0))
-
+    play = _Play(config, settings, sampler, result, names, "a" if done else "w", progress)
     try:
+        play.play_rounds(work, done, deadline)
+    finally:
+        play.close()
+        if own_sampler:
+            sampler.close()
+    result.rounds = config.rounds
+    result.files = {kind: str(path) for kind, path in names.items()}
+    result.pairs, result.reward_pairs = play.counts["pairs"], play.counts["reward"]
+    result.sft_rows, result.rl_rows = play.counts["sft"], play.counts["rl"]
+    result.repair_pairs = play.counts["repair"]
+    result.seconds = time.monotonic() - start
+    return result
+
+
+class _Play:
+    """One self-play run composed of the pipeline's stages (``perfalign.server.optimize``): each function is sampled,
+    its replies extracted and queued for the verifying thread, and its rows recorded once every verdict is in.
+
+    Functions in flight, oldest first. A function's samples are verified while the next one is sampled; its
+    feedback turns are sampled after that, while the next one's samples are verified, so the model and the verifier
+    rarely wait for each other. An OpenMP function is verified with nothing sampled meanwhile (the pipeline's
+    timing guard, ``exclusive_timing``)."""
+
+    def __init__(self, config: SelfPlayConfig, settings: Any, sampler: Any, result: SelfPlayResult,
+                 names: dict[str, Path], write_mode: str, progress: Callable[[str], None]) -> None:
+        from perfalign.server.optimize import Verifying
+
+        self.config, self.settings, self.sampler, self.result = config, settings, sampler, result
+        self.progress = progress
+        # Rows are written as they come: a stopped run keeps them, and a rerun appends to them.
+        self.handles = {kind: path.open(write_mode) for kind, path in names.items()}
+        self.done_handle = (names["pairs"].parent / DONE_FILE).open(write_mode)
+        self.counts = {k: 0 for k in names}
+        self.verifying = Verifying("perfalign-selfplay-verify")
+        self.in_flight: list[_Job] = []
+
+    def play_rounds(self, work: list[Task | str], done: set[tuple[int, str, str]], deadline: float | None) -> None:
+        """Every round over the corpus: each function not done yet, in each of its modes, until the deadline."""
+        config, result = self.config, self.result
         for round_index in range(config.rounds):
-            if stopped:
-                break
             played = 0
             for item in work:
                 if isinstance(item, str):
@@ -595,57 +492,134 @@ def run(
                     break
                 if deadline is not None and time.monotonic() > deadline:
                     result.skipped.append("stopped at the time limit")
-                    stopped = True  # later rounds too
-                    break
+                    self.advance(0)
+                    return  # later rounds too
                 played += 1
                 if round_index == 0:
                     result.functions += 1
                 for mode in [item.mode] if item.mode else config.modes:
-                    if (round_index, function_key_for(item), mode) in done:
-                        continue
-                    progress(f"{item.path.name}:{item.info.name} ({mode}), round {round_index + 1}: "
-                             f"sampling {config.samples}")
-                    messages, _ = build_messages(item, mode, settings)
-                    raws = sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
-                                            temperature=config.temperature,
-                                            seed=seed_for(item, mode, round_index, config.seed))
-                    extracted = [extract_with_reason(raw, item.info, item.source) for raw in raws]
-                    codes = [code for code, _ in extracted]
-                    extra = [item.reference] if item.reference else []
-                    reasons = [why for _, why in extracted] + [""] * len(extra)
-                    if exclusive_timing(mode):
-                        advance(0)  # nothing of another function is sampled or verified while this one is timed
-                    verifying = FunctionVerdicts(item, mode, settings, config.verify_workers)
-                    job = _Job(round_index, item, mode, messages, list(raws), codes, extra, verifying,
-                               pool.submit(verifying.verify, codes + extra, reasons))
-                    queue.append(job)
-                    advance(0 if exclusive_timing(mode) else 1)
-        advance(0)
-    finally:
-        # Keep what was verified, even when sampling stopped with an error. A function whose feedback turns were
-        # not sampled yet is left for a rerun to redo whole.
-        for job in queue:
+                    if (round_index, function_key_for(item), mode) not in done:
+                        self.sample(round_index, item, mode)
+        self.advance(0)
+
+    def sample(self, round_index: int, item: Task, mode: str) -> None:
+        """Sample one function in one mode, extract the replies and queue them (and the reference) for verification."""
+        from perfalign.server.optimize import exclusive_timing, extract_candidate
+
+        config = self.config
+        self.progress(f"{item.path.name}:{item.info.name} ({mode}), round {round_index + 1}: sampling {config.samples}")
+        messages, _ = build_messages(item, mode, self.settings)
+        seed = seed_for(item, mode, round_index, config.seed)
+        raws = self.sampler.generate(messages, config.samples, max_tokens=config.max_tokens,
+                                     temperature=config.temperature, seed=seed)
+        extracted = [extract_candidate(raw, item.info, item.source) for raw in raws]
+        codes = [code for code, _ in extracted]
+        extra = [item.reference] if item.reference else []
+        reasons = [why for _, why in extracted] + [""] * len(extra)
+        if exclusive_timing(mode):
+            self.advance(0)  # nothing of another function is sampled or verified while this one is timed
+        verifier = function_verdicts(item, mode, self.settings, config.verify_workers)
+        self.in_flight.append(_Job(round_index, item, mode, messages, list(raws), codes, extra, verifier,
+                                   self.verifying.submit(verifier, codes + extra, reasons)))
+        self.advance(0 if exclusive_timing(mode) else 1)
+
+    def advance(self, keep: int) -> None:
+        """Move the oldest functions on until at most ``keep`` are in flight (``keep`` 1: the newest stays)."""
+        from perfalign.server.optimize import exclusive_timing
+
+        while len(self.in_flight) > keep:
+            head = self.in_flight[0]
+            if not head.asked and keep and self.config.repairs:
+                self.ask(head)  # its answers are verified while the next function is sampled
+                if head.answer_verdicts is not None and not exclusive_timing(head.mode):
+                    return
+            self.finish(self.in_flight.pop(0))
+
+    def scored_samples(self, job: _Job) -> list[Scored]:
+        verdicts = job.verdicts.result()
+        if isinstance(verdicts, Verdict):  # the original could not be harnessed: every candidate shares its verdict
+            verdicts = [verdicts] * (len(job.codes) + len(job.extra))
+        codes = job.codes
+        scored = [Scored(c, r, v) for c, r, v in zip(codes, job.raws, verdicts, strict=False)]
+        scored += [Scored(c, "", v, reference=True) for c, v in zip(job.extra, verdicts[len(codes):], strict=True)]
+        return scored
+
+    def ask(self, job: _Job) -> None:
+        """The samples' verdicts are in: sample one answer to each feedback turn, and verify them in the background."""
+        from perfalign.server.optimize import extract_candidate
+
+        config = self.config
+        job.scored = self.scored_samples(job)
+        harnessed = not isinstance(job.verdicts.result(), Verdict)
+        turns = feedback_turns(job.item, job.mode, job.messages, job.scored, self.settings, config.repairs) \
+            if config.repairs and harnessed else []
+        if not turns:
+            job.asked = True
+            return
+        self.progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: repairing {len(turns)}")
+        base = seed_for(job.item, job.mode, job.round, config.seed) + 104_729
+        answers = self.sampler.generate_turns([turn.messages for _, turn in turns],
+                                              [base + i for i in range(len(turns))], max_tokens=config.max_tokens,
+                                              temperature=config.temperature)
+        extracted = [extract_candidate(raw, job.item.info, job.item.source) for raw in answers]
+        job.answers = [Scored(code, raw, Verdict(Status.UNSUPPORTED), parent=index, turn=turn)
+                       for (index, turn), raw, (code, _) in zip(turns, answers, extracted, strict=True)]
+        job.answer_verdicts = self.verifying.submit(job.verifier, [c for c, _ in extracted],
+                                                    [r for _, r in extracted])
+        job.asked = True
+
+    def finish(self, job: _Job) -> None:
+        """Every verdict of the function is in: record its rows and mark it done."""
+        from perfalign.server.optimize import record_rows
+
+        if not job.asked:
+            self.ask(job)
+        try:
+            if job.answer_verdicts is not None:
+                verdicts = job.answer_verdicts.result()
+                for answer, verdict in zip(job.answers, [verdicts] * len(job.answers) if isinstance(verdicts, Verdict)
+                                           else verdicts, strict=True):
+                    answer.verdict = verdict
+        finally:
+            job.verifier.close()
+        scored = job.scored + job.answers
+        self.count(job, scored)
+        rows_by_kind = rows_for(job.item, job.mode, job.messages, scored, self.sampler.name, self.config.eval_percent,
+                                self.config.threads)
+        for kind, rows in rows_by_kind.items():
+            self.counts[kind] += record_rows(self.handles[kind], (dict(row, round=job.round + 1) for row in rows))
+        key = function_key_for(job.item)
+        self.done_handle.write(json.dumps({"round": job.round, "function_key": key, "mode": job.mode}) + "\n")
+        self.done_handle.flush()
+
+    def count(self, job: _Job, scored: list[Scored]) -> None:
+        """The function's candidates in the run's tally, and in the progress messages."""
+        result = self.result
+        samples = [s for s in scored if not s.reference]  # the reference is not the model's
+        for s in samples:
+            result.statuses[s.verdict.status.value] = result.statuses.get(s.verdict.status.value, 0) + 1
+        result.candidates += len(samples)
+        result.repairs += len(job.answers)
+        result.repaired += sum(1 for a in job.answers if a.verdict.status in TIMED)
+        self.progress(f"  {job.item.info.name} ({job.mode}), round {job.round + 1}: "
+                      f"{', '.join(s.verdict.status.value for s in scored)}")
+
+    def close(self) -> None:
+        """Keep what was verified, even when sampling stopped with an error. A function whose feedback turns were not
+        sampled yet is left for a rerun to redo whole."""
+        for job in self.in_flight:
             try:
-                if job.asked or not config.repairs:
+                if job.asked or not self.config.repairs:
                     if not job.asked:
-                        job.scored, job.asked = scored_samples(job), True
-                    finish(job)
+                        job.scored, job.asked = self.scored_samples(job), True
+                    self.finish(job)
             except Exception:  # noqa: BLE001 - its verification failed too: a rerun redoes that function
                 pass
             finally:
-                job.verifying.close()
-        pool.shutdown(wait=True, cancel_futures=True)
-        for handle in [*handles.values(), done_handle]:
+                job.verifier.close()
+        self.verifying.close()
+        for handle in [*self.handles.values(), self.done_handle]:
             handle.close()
-        if own_sampler:
-            sampler.close()
-    result.rounds = config.rounds
-    result.files = {kind: str(path) for kind, path in names.items()}
-    result.pairs, result.reward_pairs = counts["pairs"], counts["reward"]
-    result.sft_rows, result.rl_rows = counts["sft"], counts["rl"]
-    result.repair_pairs = counts["repair"]
-    result.seconds = time.monotonic() - start
-    return result
 
 
 def main(config: SelfPlayConfig) -> SelfPlayResult:
