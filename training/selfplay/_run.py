@@ -217,100 +217,97 @@ def rows_for(
     task: Task, mode: str, messages: list[dict[str, str]], scored: list[Scored], model: str, eval_percent: int, threads: int
 ) -> dict[str, list[dict[str, Any]]]:
     """The pair, reward, SFT, RL and candidate rows for one function and mode."""
-    from perfalign.server.store import assistant, dpo_pairs, good_rewrites, repair_pairs, reward_pairs, split_for
+    from perfalign.server.store import dpo_pairs, good_rewrites, repair_pairs, reward_pairs, split_for
 
     key = function_key_for(task)
     split = "train" if task.mode else split_for(key, eval_percent)  # a manifest's train rows are training data
-    request_id = f"selfplay-{key}-{mode}"
-    stored = _stored(scored, request_id, model)
-
-    def pair_row(p: Any, prompt: list[dict[str, str]] = messages) -> dict[str, Any]:
-        return {
-            "prompt": prompt,
-            "chosen": assistant(p.chosen.code, task.language),
-            "rejected": assistant(p.rejected.code, task.language),
-            "chosen_speedup": p.chosen.verdict.speedup,
-            "rejected_speedup": p.rejected.verdict.speedup,
-            "margin": p.margin,
-            "function_key": key,
-            "mode": mode,
-            "split": split,
-            "chosen_status": p.chosen.status,
-            "rejected_status": p.rejected.status,
-            "source_file": task.path.name,
-            "model": model,
-        }
-
-    pairs = [pair_row(p) for p in dpo_pairs(stored)]
-    reward = [pair_row(p) for p in reward_pairs(stored)]
-    reference = next((c for c in stored if c.model == REFERENCE_MODEL), None)
-    if reference is not None and reference.verdict.status is Status.FASTER and reference.verdict.speedup:
-        # The known faster rewrite against the original itself: correct both, only the speed differs.
-        margin = round(min(math.log(reference.verdict.speedup), 5.0), 6)
-        row = {
-            "prompt": messages,
-            "chosen": assistant(reference.code, task.language),
-            "rejected": assistant(task.info.text, task.language),
-            "chosen_speedup": reference.verdict.speedup,
-            "rejected_speedup": 1.0,
-            "margin": margin,
-            "function_key": key,
-            "mode": mode,
-            "split": split,
-            "chosen_status": reference.verdict.status.value,
-            "rejected_status": "original",
-            "source_file": task.path.name,
-            "model": REFERENCE_MODEL,
-        }
-        pairs.append(row)
-        reward.append(row)
+    stored = _stored(scored, f"selfplay-{key}-{mode}", model)
+    common = {"function_key": key, "mode": mode, "split": split}
+    pairs = [_pair_row(task, p, messages, common, model) for p in dpo_pairs(stored)]
+    reward = [_pair_row(task, p, messages, common, model) for p in reward_pairs(stored)]
+    reference = _reference_row(task, stored, messages, common)
+    if reference is not None:
+        pairs.append(reference)
+        reward.append(reference)
     turns = {c.id: s.turn for c, s in zip(stored, scored, strict=True)}
     repairs = []
     for p in repair_pairs(stored):
         turn = turns[p.chosen.id]  # the first prompt, the failed candidate as the answer, then the feedback
-        row = pair_row(p, turn.messages)
+        row = _pair_row(task, p, turn.messages, common, model)
         repairs.append(dict(row, messages=[*turn.messages, *row["chosen"]], kind=turn.kind, feedback=turn.text))
     return {
         "pairs": pairs,
         "reward": reward,
         "repair": repairs,
-        "sft": [
-            {
-                "messages": messages + assistant(good.code, task.language),
-                "function_key": key,
-                "mode": mode,
-                "split": split,
-                "speedup": good.verdict.speedup,
-                "model": good.model,
-            }
-            for good in good_rewrites(stored)
-        ],
-        "rl": [
-            {
-                "prompt": messages,
-                "source": task.source,
-                "language": task.language,
-                "function": task.info.name,
-                "mode": mode,
-                "threads": threads,
-                "function_key": key,
-                "split": split,
-            }
-        ],
-        "candidates": [
-            {
-                "function_key": key,
-                "function": task.info.name,
-                "mode": mode,
-                "code": s.code,
-                "raw_output": s.raw,
-                "model": REFERENCE_MODEL if s.reference else model,
-                "parent": s.parent,
-                "feedback": None if s.turn is None else s.turn.kind,
-                **s.verdict.to_dict(),
-            }
-            for s in scored
-        ],
+        "sft": [_sft_row(task, good, messages, common) for good in good_rewrites(stored)],
+        "rl": [{"prompt": messages, "source": task.source, "language": task.language, "function": task.info.name,
+                "mode": mode, "threads": threads, "function_key": key, "split": split}],
+        "candidates": [_candidate_row(task, s, common, model) for s in scored],
+    }
+
+
+def _pair_row(task: Task, p: Any, prompt: list[dict[str, str]], common: dict[str, Any], model: str) -> dict[str, Any]:
+    """A preference pair of two of the function's candidates, as a row."""
+    from perfalign.server.store import assistant
+
+    return {
+        "prompt": prompt,
+        "chosen": assistant(p.chosen.code, task.language),
+        "rejected": assistant(p.rejected.code, task.language),
+        "chosen_speedup": p.chosen.verdict.speedup,
+        "rejected_speedup": p.rejected.verdict.speedup,
+        "margin": p.margin,
+        **common,
+        "chosen_status": p.chosen.status,
+        "rejected_status": p.rejected.status,
+        "source_file": task.path.name,
+        "model": model,
+    }
+
+
+def _reference_row(task: Task, stored: list[Any], messages: list[dict[str, str]],
+                   common: dict[str, Any]) -> dict[str, Any] | None:
+    """The known faster rewrite against the original itself (both correct, only the speed differs), if verified."""
+    from perfalign.server.store import assistant
+
+    reference = next((c for c in stored if c.model == REFERENCE_MODEL), None)
+    if reference is None or reference.verdict.status is not Status.FASTER or not reference.verdict.speedup:
+        return None
+    return {
+        "prompt": messages,
+        "chosen": assistant(reference.code, task.language),
+        "rejected": assistant(task.info.text, task.language),
+        "chosen_speedup": reference.verdict.speedup,
+        "rejected_speedup": 1.0,
+        "margin": round(min(math.log(reference.verdict.speedup), 5.0), 6),
+        **common,
+        "chosen_status": reference.verdict.status.value,
+        "rejected_status": "original",
+        "source_file": task.path.name,
+        "model": REFERENCE_MODEL,
+    }
+
+
+def _sft_row(task: Task, good: Any, messages: list[dict[str, str]], common: dict[str, Any]) -> dict[str, Any]:
+    """A verified faster rewrite as a fine-tuning conversation."""
+    from perfalign.server.store import assistant
+
+    return {"messages": messages + assistant(good.code, task.language), **common, "speedup": good.verdict.speedup,
+            "model": good.model}
+
+
+def _candidate_row(task: Task, s: Scored, common: dict[str, Any], model: str) -> dict[str, Any]:
+    """One candidate as it was judged: its code, the model's whole reply, where it came from and its verdict."""
+    return {
+        "function_key": common["function_key"],
+        "function": task.info.name,
+        "mode": common["mode"],
+        "code": s.code,
+        "raw_output": s.raw,
+        "model": REFERENCE_MODEL if s.reference else model,
+        "parent": s.parent,
+        "feedback": None if s.turn is None else s.turn.kind,
+        **s.verdict.to_dict(),
     }
 
 
