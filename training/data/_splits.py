@@ -1,6 +1,6 @@
 """Training data: read the store's and self-play's JSONL, deduplicate, split by function.
 
-Rows follow TRL's conversational format (see ``perfalign.server.store_exports``):
+Rows follow TRL's conversational format (see ``perfalign.server.store.export``):
 pairs have ``prompt``/``chosen``/``rejected``, SFT rows ``messages``, RL rows
 ``prompt`` plus ``source``/``language``/``function``/``mode``. Every row has a
 ``function_key``. A function is in one split only: if any row puts it in
