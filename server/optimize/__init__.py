@@ -3,8 +3,8 @@
 :func:`run_optimize` runs one job and yields events (``perfalign.server.events``)
 so the CLI and the language server can show progress; the last event is
 always a :class:`~perfalign.server.events.Finished`. Self-play and the
-evaluation compose the same stages: :func:`extract_reply` and
-:func:`extract_candidate` (extract), :class:`FunctionVerdicts` and
+evaluation compose the same stages: :func:`extract_candidate`
+(extract), :class:`FunctionVerdicts` and
 :class:`Verifying` draining a :class:`SampleQueue` (verify, with the timing
 guard :func:`exclusive_timing`), :func:`record_rows` (record).
 :func:`extract` finds the candidate code in what a model really writes; :func:`build_messages` is the
@@ -42,7 +42,6 @@ from ._stages import (
     Verifying,
     exclusive_timing,
     extract_candidate,
-    extract_reply,
     record_rows,
 )
 from ._targets import FileProblem, Found, Target, find_targets, order_targets
@@ -92,6 +91,5 @@ __all__ = [
     "Verifying",
     "exclusive_timing",
     "extract_candidate",
-    "extract_reply",
     "record_rows",
 ]

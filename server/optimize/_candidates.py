@@ -17,9 +17,8 @@ from ..cparse import FunctionInfo
 from ..diffs import unified_diff
 from ..events import Candidate, CandidateGenerated, Event, VerdictReady
 from ..verdict import Verdict
-from ._extract import Extraction, dedupe_key
+from ._extract import Extraction, dedupe_key, extract
 from ._ranking import no_code_verdict
-from ._stages import extract_reply
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ class CandidateBook:
         """Extract sample ``index``; new code goes to ``verify(index, code)``, a repeat waits for the first."""
         self.samples_seen += 1
         self._origins[index] = origin
-        extraction = extract_reply(raw, self.info, self.source)
+        extraction = extract(raw, self.info, original_source=self.source)
         self._extractions[index] = extraction
         if extraction.candidate is None:
             self._waiting[index] = ("", raw)

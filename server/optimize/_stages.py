@@ -9,8 +9,8 @@ thread drains, carrying the job's cancellation.
   in a thread of its own and hand over each sample as soon as it is complete
   (self-play and the evaluation sample a whole function at once, from their
   own samplers);
-* extract: :func:`extract_reply` finds the candidate in a reply,
-  :func:`extract_candidate` says why there is none;
+* extract: :func:`~._extract.extract` finds the candidate in a reply,
+  :func:`extract_candidate` gives its code or says why there is none;
 * verify: :class:`FunctionVerdicts` prepares a function's original once and
   judges its candidates; :func:`verify_replies` (an optimize job's verifying thread)
   and :class:`Verifying` (self-play's and the evaluation's) drain a
@@ -42,7 +42,7 @@ from ..records import CandidateRecord
 from ..settings import Settings
 from ..verdict import Status, Verdict
 from ..verify import FunctionVerifier
-from ._extract import Extraction, extract
+from ._extract import extract
 from ._log import JobLog
 from ._prompts import FEEDBACK_PROMPT_VERSION, PROMPT_VERSION
 
@@ -171,7 +171,7 @@ def in_thread(name: str, stage: Callable[..., None], *args: object) -> threading
 
 
 def sample_replies(slot: ModelSlot, settings: Settings, model: str | None, messages: list[dict[str, str]], n: int,
-           params: SamplingParams, cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
+                   params: SamplingParams, cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
     """Load the model when the slot is empty, then sample ``n`` candidates; ends with :class:`SamplingDone`."""
 
     def work() -> None:
@@ -218,14 +218,9 @@ def sample_turns(slot: ModelSlot, turns: list[tuple[int, list[dict[str, str]], i
 # --- extract ------------------------------------------------------------------------------------------
 
 
-def extract_reply(raw: str, info: FunctionInfo, source: str) -> Extraction:
-    """The extract stage: the rewritten function in one sampled reply, or why there is none."""
-    return extract(raw, info, original_source=source)
-
-
 def extract_candidate(raw: str, info: FunctionInfo, source: str = "") -> tuple[str, str]:
     """(code, "") for a reply with a candidate; ("", why not) otherwise, e.g. the original returned unchanged."""
-    extraction = extract_reply(raw, info, source)
+    extraction = extract(raw, info, original_source=source)
     if extraction.candidate is not None:
         return extraction.candidate.code, ""
     return "", extraction.reason or "no C or C++ function in the completion"
@@ -247,7 +242,7 @@ def exclusive_timing(mode: str) -> bool:
 
 
 def verify_replies(verifier: FunctionVerifier, slot: ModelSlot, replies: SampleQueue[tuple[int, str]],
-           events: queue.Queue[WorkerEvent]) -> None:
+                   events: queue.Queue[WorkerEvent]) -> None:
     """An optimize job's verifying side: prepare the original, then verify each ``(index, code)`` drained from
     ``replies`` until it is closed."""
     cancel = replies.cancelled

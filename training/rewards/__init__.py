@@ -2,8 +2,8 @@
 
 :func:`get_execution_reward` runs the real verifier on every completion and scores its verdict
 (:func:`speed_reward` for a faster one); :func:`get_length_penalty` and :func:`get_reward_model_reward`
-add the other terms GRPO may use. :func:`extract_with_reason` and :func:`no_code_verdict` are how a
-completion becomes a candidate, or a verdict when none can be extracted, for self-play and the evaluation too.
+add the other terms GRPO may use. :func:`no_code_verdict` is the verdict on a completion
+with no candidate in it (the server's ``extract_candidate`` says why), for self-play and the evaluation too.
 """
 from ._functions import (
     BUILT_BUT_WRONG,
@@ -11,7 +11,6 @@ from ._functions import (
     LengthPenalty,
     RewardModelScore,
     completion_text,
-    extract_with_reason,
     function_info,
     get_execution_reward,
     get_length_penalty,
@@ -26,7 +25,6 @@ __all__ = [
     "LengthPenalty",
     "RewardModelScore",
     "completion_text",
-    "extract_with_reason",
     "function_info",
     "get_execution_reward",
     "get_length_penalty",

@@ -53,13 +53,6 @@ def function_info(source: str, language: str, function: str) -> Any:
     return cparse.find_function(source, language, name=function)
 
 
-def extract_with_reason(raw: str, info: Any, source: str = "") -> tuple[str, str]:
-    """(code, "") for a completion with a candidate; ("", why not) otherwise, e.g. the original returned unchanged."""
-    from perfalign.server.optimize import extract_candidate
-
-    return extract_candidate(raw, info, source)
-
-
 def no_code_verdict(reason: str = "") -> Verdict:
     """The verdict on a completion that gave no candidate code, with the extractor's reason when known."""
     detail = "no code could be extracted from the completion"
@@ -180,11 +173,13 @@ class ExecutionReward:
         return verdict
 
     def _job(self, completion: Any, source: str, language: str, function: str, mode: str) -> Verdict:
+        from perfalign.server.optimize import extract_candidate
+
         try:
             info = function_info(source, language, function)
         except Exception as exc:  # the original cannot be parsed: nothing can be verified
             return Verdict(Status.UNSUPPORTED, detail=f"the original function cannot be parsed: {exc}"[:200])
-        code, reason = extract_with_reason(completion_text(completion), info, source)
+        code, reason = extract_candidate(completion_text(completion), info, source)
         return self.verify(source, language, function, mode, code, reason)
 
     def __call__(self, completions: list[Any], **columns: Any) -> list[float | None]:
