@@ -33,6 +33,19 @@ def models_dir() -> Path:
     return path
 
 
+def timing_lease_dir() -> Path:
+    """Where perfalign processes take turns at timing (the lock files of the machine-wide timing lease).
+
+    ``$PERFALIGN_TIMING_LEASES``, else ``$XDG_CACHE_HOME/perfalign/timing``, else ``~/.cache/perfalign/timing``.
+    Several users who share a machine name one directory they can all write (the ``timing_lease_dir`` setting).
+    Not created here: the lease says so when it cannot be.
+    """
+    if env := os.environ.get("PERFALIGN_TIMING_LEASES"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "perfalign" / "timing"
+
+
 def default_db_path() -> Path:
     """The preference store: one database per user, shared across workspaces."""
     return home_dir() / "perfalign.db"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -26,7 +26,8 @@ CONFIG_FILE = "perfalign.toml"
 USER_CONFIG_FILE = "settings.toml"
 # Settings only the user's own settings (the user file, the editor, the command line) may set:
 # how long the preference store keeps the user's data. A workspace's perfalign.toml cannot.
-USER_ONLY = frozenset({"store_retention_days", "store_raw_output_days"})
+# Nor where the machine's timing lease is kept: a workspace cannot take its timing out of the machine's turn.
+USER_ONLY = frozenset({"store_retention_days", "store_raw_output_days", "timing_lease_dir"})
 
 
 class Settings(BaseModel):
@@ -74,6 +75,12 @@ class Settings(BaseModel):
     job_budget_s: float = Field(50.0, gt=0)
     # Feedback rounds stop as soon as this many verified suggestions exist.
     enough_suggestions: int = Field(1, ge=1, le=64)
+    # The machine-wide timing lease's directory (default: the user's cache; a directory every user can write
+    # when several share the machine).
+    timing_lease_dir: str | None = None
+    # Who goes first when two perfalign processes wait to time: what the user asked for now ("foreground"), or
+    # batches, self-play and evaluation ("background"; their front ends set it).
+    timing_priority: Literal["foreground", "background"] = "foreground"
 
     @field_validator("cflags", "store_code_under", mode="before")
     @classmethod
@@ -138,6 +145,7 @@ _KINDS: dict[Any, str] = {
     str: "a string",
     str | None: "a string",
     list[str]: "a list of strings (or one string of space-separated words)",
+    Literal["foreground", "background"]: "\"foreground\" or \"background\"",
 }
 
 

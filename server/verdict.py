@@ -50,7 +50,11 @@ class Verdict:
     it is the size the user gave), ``cost_s`` and ``note``; None when not
     measured. ``example``, for an ``incorrect`` candidate that failed on a small
     case: that call written out, its inputs and both sides' differing outputs
-    ("" otherwise).
+    ("" otherwise). ``lease``, for a timed candidate: where its timing sessions
+    ran under the machine-wide timing lease: ``cores``, ``sessions``,
+    ``waited_s`` and ``waited_for`` (the session it waited for, "" if none),
+    ``beside`` (other perfalign sessions timing on other cores as it started),
+    ``leased`` and ``reason`` (why it ran without the lease); None when not timed.
     """
 
     status: Status
@@ -72,6 +76,7 @@ class Verdict:
     sessions: list[dict[str, Any]] = field(default_factory=list)
     scaling: dict[str, Any] | None = None
     example: str = ""
+    lease: dict[str, Any] | None = None
 
     @property
     def verified(self) -> bool:

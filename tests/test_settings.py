@@ -35,6 +35,8 @@ DEFAULTS: dict[str, Any] = {
     "feedback_rounds": 1,
     "job_budget_s": 50.0,
     "enough_suggestions": 1,
+    "timing_lease_dir": None,
+    "timing_priority": "foreground",
 }
 
 # A value other than the default for every setting, with the key an editor sends for it.
@@ -61,6 +63,8 @@ CHANGED: dict[str, tuple[str, Any]] = {
     "feedback_rounds": ("feedbackRounds", 2),
     "job_budget_s": ("jobBudgetS", 90.0),
     "enough_suggestions": ("enoughSuggestions", 2),
+    "timing_lease_dir": ("timingLeaseDir", "/srv/perfalign-timing"),
+    "timing_priority": ("timingPriority", "background"),
 }
 
 
@@ -173,6 +177,7 @@ def test_a_value_of_the_wrong_type_is_named_with_what_the_setting_accepts(
         ("store_raw_output_days", -30, "a whole number of at least 0"),
         ("cc", "", "a non-empty string"),
         ("cxx", "", "a non-empty string"),
+        ("timing_priority", "urgent", '"foreground" or "background"'),
     ],
 )
 def test_a_value_out_of_range_is_named_with_what_the_setting_accepts(

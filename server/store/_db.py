@@ -287,7 +287,7 @@ class CandidateStore:
         """Log one candidate of a logged request; returns its id."""
         verdict = cand.verdict.to_dict()
         extra = {k: v for k, v in verdict.items()
-                 if k not in VERDICT_COLUMNS and k not in {"ci95", "timings", "phases", "scaling"}}
+                 if k not in VERDICT_COLUMNS and k not in {"ci95", "timings", "phases", "scaling", "lease"}}
         ci = verdict.get("ci95")
         row: dict[str, Any] = {
             "id": new_id(),
@@ -311,6 +311,7 @@ class CandidateStore:
             "round_kind": cand.round_kind,
             "round_feedback": cand.round_feedback,
             "evidence": json.dumps({"scaling": verdict["scaling"]}) if verdict.get("scaling") else None,
+            "lease": json.dumps(verdict["lease"]) if verdict.get("lease") else None,
         }
         row.update({column: verdict.get(name) for name, column in VERDICT_COLUMNS.items()})
         row["detail"] = row["detail"] or ""

@@ -197,6 +197,13 @@ def m005_candidate_evidence(db: Database) -> None:
     _run(db, "ALTER TABLE candidates ADD COLUMN evidence TEXT")
 
 
+@migrations()
+def m006_candidate_lease(db: Database) -> None:
+    """Where a timed candidate was timed: its sessions' machine-wide timing lease (JSON; NULL before, and for
+    candidates not timed)."""
+    _run(db, "ALTER TABLE candidates ADD COLUMN lease TEXT")
+
+
 def known_names() -> list[str]:
     """The names of every migration this version of perfalign knows, in order."""
     return [m.name for m in migrations.pending(Database(memory=True))]

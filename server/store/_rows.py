@@ -136,6 +136,8 @@ class StoredCandidate:
         data["phases"] = json.loads(row["phases"])
         if row.get("evidence"):  # NULL for candidates logged before evidence was kept, and for unmeasured ones
             data["scaling"] = json.loads(row["evidence"]).get("scaling")
+        if row.get("lease"):  # NULL for candidates logged before leases were recorded, and for untimed ones
+            data["lease"] = json.loads(row["lease"])
         return cls(
             id=row["id"],
             request_id=row["request_id"],

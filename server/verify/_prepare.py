@@ -146,19 +146,21 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
     finally:
         prober.close()
     rtol = plan.tolerance
-    original = runner.start(original_exe, "the original", threads=1, lockdown=original_lockdown(tool))
-    try:
-        iface = original.hello()
-        runner.progress("choosing the problem size")
-        n, baseline, points = _calibrate(runner, original, iface, plan, choice)
-        domain = _refine_domain(runner, original, iface, plan, choice, domain, notes)
-    finally:
-        original.close()
-    domain = _profile_sizes(runner, original_exe, tool, iface, plan, choice, domain, n, baseline)
+    with runner.leased(1):  # calibration times the original: the machine-wide timing lease, as sessions take it
+        original = runner.start(original_exe, "the original", threads=1, lockdown=original_lockdown(tool))
+        try:
+            iface = original.hello()
+            runner.progress("choosing the problem size")
+            n, baseline, points = _calibrate(runner, original, iface, plan, choice)
+            domain = _refine_domain(runner, original, iface, plan, choice, domain, notes)
+        finally:
+            original.close()
+        domain = _profile_sizes(runner, original_exe, tool, iface, plan, choice, domain, n, baseline)
     cost = _cost_model(points, n, baseline, memory_bound=baseline < runner.settings.min_time_ms)
     prepared = Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
                          n, baseline, cost, rtol, notes, native_exe=native_exe)
-    prepared.second_size = _second_size(runner, prepared)
+    with runner.leased(1):
+        prepared.second_size = _second_size(runner, prepared)
     runner.progress("checking the harness on the original")
     _self_check(runner, prepared, rng)
     if skip_zero:
@@ -168,7 +170,8 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
                               + f" for the harness ({info.qualified_name}'s file does not include it itself)")
     if native_exe is not None:
         runner.progress("timing the original at -O3 -march=native")
-        prepared.compiler_alone = _compiler_alone(runner, prepared, rng)
+        with runner.leased(runner.threads):
+            prepared.compiler_alone = _compiler_alone(runner, prepared, rng)
     runner.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
     return prepared
 

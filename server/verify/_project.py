@@ -35,6 +35,8 @@ from pathlib import Path
 from ..settings import CONFIG_FILE, Settings, SettingsError, find_config, read_config
 from ..verdict import Status, Verdict
 from .sandbox import _sandbox as sandbox
+from .sandbox._lease import TimingLeases
+from .sandbox._lease import summary as lease_summary
 
 SKIP_DIRS = {".git", ".hg", ".svn", "build", "node_modules", ".venv", "__pycache__", ".cache"}
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -278,29 +280,12 @@ def verify_with_project(
         phases["check"] = time.monotonic() - started
 
         started = time.monotonic()
-        bench_limits = sandbox.Limits(wall_s=config.bench_timeout_s, cpu_s=config.bench_timeout_s * max(threads, 1) * 2)
-        timings: dict[str, list[float]] = {"baseline": [], "candidate": []}
-        for i in range(config.runs):
-            say(f"timing {i + 1}/{config.runs}: {config.bench}")
-            order = [("baseline", base_dir), ("candidate", cand_dir)]
-            if i % 2:
-                order.reverse()
-            for side, folder in order:
-                ran = sandbox.run(_shell(config.bench), cwd=folder, limits=bench_limits, env=env, cancel=cancel,
-                                  sandbox=settings.sandbox)
-                if ran.cancelled:
-                    raise sandbox.Cancelled()
-                if not ran.ok:
-                    what = "the original's benchmark" if side == "baseline" else "the benchmark"
-                    verdict = _failure(ran, f"{what} ({config.bench})",
-                                       Status.UNSUPPORTED if side == "baseline" else Status.CRASH)
-                    verdict.mode = mode
-                    return verdict
-                ms = _bench_ms(ran, config.bench_metric)
-                if ms is None:
-                    return Verdict(Status.UNSUPPORTED, detail=f"the benchmark ({config.bench}) printed no number "
-                                   "(bench_metric = \"stdout_ms\")", path="project", mode=mode)
-                timings[side].append(ms)
+        leases = TimingLeases.for_settings(settings)
+        with leases.lease(threads, check=lambda: _check_cancel(cancel), progress=say) as lease:
+            outcome = _bench(config, base_dir, cand_dir, threads, env, cancel, settings, mode, say, lease.cores)
+        if isinstance(outcome, Verdict):
+            return outcome
+        timings = outcome
         phases["time"] = time.monotonic() - started
 
     from .judging._stats import compare
@@ -308,7 +293,8 @@ def verify_with_project(
     result = compare(timings["baseline"], timings["candidate"], threshold=settings.threshold)
     return Verdict(
         status=result.status,
-        detail=f"built with '{config.build}', tests passed ('{config.test}'), timed with '{config.bench}'",
+        detail=f"built with '{config.build}', tests passed ('{config.test}'), timed with '{config.bench}'"
+               + (f"; timed without the machine-wide timing lease: {lease.reason}" if not lease.leased else ""),
         speedup=result.speedup,
         ci95=result.ci95,
         p_value=result.p_value,
@@ -319,7 +305,44 @@ def verify_with_project(
         path="project",
         timings=timings,
         phases=phases,
+        lease=lease_summary([lease]),
     )
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise sandbox.Cancelled()
+
+
+def _bench(config: ProjectConfig, base_dir: Path, cand_dir: Path, threads: int, env: dict[str, str],
+           cancel: threading.Event | None, settings: Settings, mode: str, say: Callable[[str], None],
+           cpus: tuple[int, ...]) -> dict[str, list[float]] | Verdict:
+    """The project's benchmark run on both sides in turn, ``config.runs`` times each: their milliseconds."""
+    bench_limits = sandbox.Limits(wall_s=config.bench_timeout_s, cpu_s=config.bench_timeout_s * max(threads, 1) * 2,
+                                  cpus=cpus)
+    timings: dict[str, list[float]] = {"baseline": [], "candidate": []}
+    for i in range(config.runs):
+        say(f"timing {i + 1}/{config.runs}: {config.bench}")
+        order = [("baseline", base_dir), ("candidate", cand_dir)]
+        if i % 2:
+            order.reverse()
+        for side, folder in order:
+            ran = sandbox.run(_shell(config.bench), cwd=folder, limits=bench_limits, env=env, cancel=cancel,
+                              sandbox=settings.sandbox)
+            if ran.cancelled:
+                raise sandbox.Cancelled()
+            if not ran.ok:
+                what = "the original's benchmark" if side == "baseline" else "the benchmark"
+                verdict = _failure(ran, f"{what} ({config.bench})",
+                                   Status.UNSUPPORTED if side == "baseline" else Status.CRASH)
+                verdict.mode = mode
+                return verdict
+            ms = _bench_ms(ran, config.bench_metric)
+            if ms is None:
+                return Verdict(Status.UNSUPPORTED, detail=f"the benchmark ({config.bench}) printed no number "
+                               "(bench_metric = \"stdout_ms\")", path="project", mode=mode)
+            timings[side].append(ms)
+    return timings
 
 
 def project_route(source_path: Path, function: str) -> str | None:

@@ -11,6 +11,25 @@ from ..verdict import Status
 from ._prepare import Prepared
 from .judging._stats import Comparison
 
+DETAIL_LIMIT = 400  # characters of a verdict's detail, as the editor and the report show it
+
+
+def timed_text(story: str, detail: str, notes: list[str], limit: int = DETAIL_LIMIT) -> str:
+    """A timed verdict's detail: what timing found, then every note whole.
+
+    The notes say what the user can act on (a header perfalign added, the
+    compiler alone, a slow single thread); when the text runs long, the
+    timing words are shortened and the notes are kept.
+    """
+    timing = f"{story}; {detail}" if story else detail
+    if not notes:
+        return timing if len(timing) <= limit else timing[: limit - 1] + "…"
+    note_text = "; ".join(notes)
+    room = max(limit - len(note_text) - 2, limit // 3)
+    if len(timing) > room:
+        timing = timing[: room - 1] + "…"
+    return f"{timing}; {note_text}"
+
 
 def timing_detail(c: Comparison, n: int, threads: int, threshold: float, *, sessions: int = 1) -> str:
     """The verdict's words for a comparison of ``n`` pairs of calls: how much faster or slower, and on what."""
@@ -31,9 +50,12 @@ def sessions_story(first: Comparison, confirmed: Comparison | None,
     """What the confirmation session said, when it did not confirm the first."""
     if confirmed is None:
         return ""
-    if confirmed.status is not Status.FASTER:
-        return (f"not a reproducible speedup: faster in a first timing session ({_brief(first)}) but not in a "
+    if confirmed.status is not first.status:
+        change, word = ("speedup", "faster") if first.status is Status.FASTER else ("slowdown", "slower")
+        return (f"not a reproducible {change}: {word} in a first timing session ({_brief(first)}) but not in a "
                 f"second, independent one ({_brief(confirmed)})")
+    if first.status is not Status.FASTER:
+        return ""
     if second_size is not None and second_size.status is not Status.FASTER:
         return (f"faster at problem size {prepared.problem_size} in two sessions, but not at size "
                 f"{prepared.second_size} ({_brief(second_size)}): the speedup does not hold at a smaller size "

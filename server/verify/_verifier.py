@@ -33,7 +33,7 @@ from ..verdict import Status, Verdict
 from ._prepare import Prepared, original_lockdown, prepare_original
 from ._project import project_route, verify_with_project
 from ._scaling import measure_scaling
-from ._timing_text import duration_text, session_entry, sessions_story, timing_detail
+from ._timing_text import duration_text, session_entry, sessions_story, timed_text, timing_detail
 from .build._symbols import readable, replaced_functions
 from .build._toolchain import compiler_error, link_error
 from .harness import _cases, _plan, _units
@@ -43,6 +43,7 @@ from .judging import _stats as stats
 from .judging._pair import Outcome, Pair, Timings
 from .judging._race import archer_available, race_in_candidate
 from .judging._screen import screen
+from .sandbox._lease import summary as lease_summary
 from .sandbox._runner import Runner, Stop
 from .sandbox._sandbox import Cancelled
 from .sandbox._worker import Worker, WorkerFailure, encode, setup_payload
@@ -91,6 +92,8 @@ class FunctionVerifier:
         self._failure: Verdict | None = None
         self._project_path = False  # perfalign.toml's project commands verify this function
         self._rng = random.Random(secrets.randbits(64))
+        self._sessions = threading.local()  # this thread's candidate: the leases its timing sessions held
+        self._sessions.leases = []
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -218,18 +221,21 @@ class FunctionVerifier:
         assert prepared is not None
         phases = {"compile": 0.0, "check": 0.0, "time": 0.0}
         cand_dir = self.runner.job()
+        self._sessions.leases = []
         try:
-            return self._verify(prepared, candidate_code, cand_dir, phases)
+            verdict = self._verify(prepared, candidate_code, cand_dir, phases)
         except Stop as stop:
-            stop.verdict.phases = {k: round(v, 3) for k, v in phases.items()}
-            stop.verdict.problem_size = stop.verdict.problem_size or prepared.problem_size
-            return stop.verdict
+            verdict = stop.verdict
+            verdict.phases = {k: round(v, 3) for k, v in phases.items()}
+            verdict.problem_size = verdict.problem_size or prepared.problem_size
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - a bug here must reach the user as a reason, not a traceback
             return self.runner.verdict(Status.UNSUPPORTED, bug_message(exc, "verifying a candidate"))
         finally:
             shutil.rmtree(cand_dir, ignore_errors=True)
+        verdict.lease = lease_summary(self._sessions.leases)
+        return verdict
 
     def _verify(self, prepared: Prepared, code: str, cand_dir: Path, phases: dict[str, float]) -> Verdict:
         plan = prepared.plan
@@ -328,10 +334,12 @@ class FunctionVerifier:
         overall = first
         second_size: stats.Comparison | None = None
         confirmed: stats.Comparison | None = None
-        if first.status is Status.FASTER:
-            self.progress("confirming the speedup in a second timing session")
+        if first.status in (Status.FASTER, Status.SLOWER):
+            # Either verdict rests on two sessions: identical code is as hard to call slower as faster.
+            faster = first.status is Status.FASTER
+            self.progress(f"confirming the {'speedup' if faster else 'slowdown'} in a second timing session")
             sizes = [(size, reps)]
-            if prepared.second_size is not None:
+            if faster and prepared.second_size is not None:
                 small = prepared.second_size
                 # Shorter calls, so more of them: a burst of load weighs more on each (at least the default 21).
                 more = max(reps, DEFAULT_PAIRS)
@@ -362,8 +370,6 @@ class FunctionVerifier:
         detail = timing_detail(overall, len(timings.baseline_ms), self.threads, self.settings.threshold,
                                sessions=1 if confirmed is None else 2)
         story = sessions_story(first, confirmed, second_size, prepared)
-        if story:
-            detail = story + "; " + detail
         if one_thread is not None and one_thread.ci95[1] < 1.0:
             notes.insert(0, f"with 1 thread it is {1 / max(one_thread.speedup, 1e-9):.2f}x slower than the original "
                             f"({duration_text(one_thread.baseline_ms)} -> {duration_text(one_thread.candidate_ms)}): "
@@ -371,11 +377,15 @@ class FunctionVerifier:
         if prepared.compiler_alone is not None:
             notes.append(f"the compiler alone: the original at -O3 -march=native is {prepared.compiler_alone:.2f}x "
                          f"its time at {' '.join(self.runner.flags) or 'the default flags'}")
-        note_text = "; ".join(notes)
+        unleased = next((r.reason for r in self._sessions.leases if not r.leased), "")
+        if unleased:
+            notes.append(f"timed without the machine-wide timing lease: {unleased}")
+        text = timed_text(story, detail, notes)
         phases["time"] = time.monotonic() - started
         return self.runner.verdict(
             overall.status,
-            detail + (f"; {note_text}" if note_text else ""),
+            text,
+            limit=len(text),
             speedup=round(overall.speedup, 4),
             ci95=(round(overall.ci95[0], 4), round(overall.ci95[1], 4)),
             p_value=overall.p_value,
@@ -447,8 +457,17 @@ class FunctionVerifier:
 
     def _time(self, prepared: Prepared, exe: Path, sizes: list[tuple[int, int]], warmups: int, timeout: float,
               limit: float | None, *, threads: int | None = None, nice: int = 0) -> list[Timings] | Outcome:
-        lockdown = "threads" if self.mode == "openmp" else "serial"
+        """One timing session, under the machine-wide timing lease on as many cores as it runs threads."""
         threads = threads or self.threads
+        with self.runner.leased(threads) as record:
+            leases = self._sessions.leases
+            if not any(r is record for r in leases):
+                leases.append(record)
+            return self._time_leased(prepared, exe, sizes, warmups, timeout, limit, threads, nice)
+
+    def _time_leased(self, prepared: Prepared, exe: Path, sizes: list[tuple[int, int]], warmups: int,
+                     timeout: float, limit: float | None, threads: int, nice: int) -> list[Timings] | Outcome:
+        lockdown = "threads" if self.mode == "openmp" else "serial"
         original = self.runner.start(prepared.original_exe, "the original", threads=threads,
                                lockdown=original_lockdown(prepared.toolchain), nice=nice)
         candidate = None

@@ -219,7 +219,7 @@ def test_a_store_from_before_evidence_keeps_its_rows_and_its_exports(tmp_path: P
     conn.commit()
     conn.close()
     with CandidateStore(path, prune=False) as store:
-        assert store.schema_version() == known_names() and known_names()[-1] == "m005_candidate_evidence"
+        assert store.schema_version() == known_names() and "m005_candidate_evidence" in known_names()
         assert store.query("SELECT evidence FROM candidates") == [{"evidence": None}]
         old = store.get_candidate("01HV1CAND")
         assert old.verdict.scaling is None and old.verdict.speedup == 1.5 and old.accepted
@@ -239,3 +239,29 @@ def test_a_store_from_before_evidence_keeps_its_rows_and_its_exports(tmp_path: P
     rows = [json.loads(line) for line in (tmp_path / "after" / "sft.jsonl").read_text().splitlines()]
     assert [(r["candidate_id"], r["speedup"]) for r in rows] == [("01HV1CAND", 1.5)]
     assert not any("scaling" in r or "evidence" in r for r in rows)
+
+
+def test_a_store_from_before_leases_keeps_its_rows_and_a_timed_candidate_keeps_its_lease(tmp_path: Path) -> None:
+    from sqlite_utils import Database
+
+    from perfalign.server.store._migrations import migrations
+
+    path = tmp_path / "before.db"
+    build_v1(path)
+    db = Database(path)
+    migrations.apply(db, stop_before="m006_candidate_lease")  # the schema as released before leases
+    db.close()
+    with CandidateStore(path, prune=False) as store:
+        assert store.schema_version() == known_names() and "m006_candidate_lease" in known_names()
+        assert store.query("SELECT lease FROM candidates") == [{"lease": None}]
+        assert store.get_candidate("01HV1CAND").verdict.lease is None
+        rid = store.record_request(request())
+        timed = verdict(Status.NOT_SIGNIFICANT, 1.01)
+        timed.lease = {"cores": [1], "sessions": 1, "waited_s": 2.5, "waited_for": "pid 7, `perfalign optimize --all`",
+                       "beside": [], "leased": True, "reason": "", "held": [[100.0, 101.5]]}
+        cid = store.record_candidate(rid, candidate(ROW_SUMS_FAST.replace("s +=", "s = s +"), timed))
+        row = store.query("SELECT lease, verdict_extra FROM candidates WHERE id = ?", [cid])[0]
+        assert json.loads(row["lease"]) == timed.lease and "lease" not in json.loads(row["verdict_extra"])
+        assert store.get_candidate(cid).verdict.lease == timed.lease
+        waited = store.query("SELECT json_extract(lease, '$.waited_s') AS waited FROM candidates WHERE lease IS NOT NULL")
+        assert waited == [{"waited": 2.5}]

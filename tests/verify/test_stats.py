@@ -42,6 +42,20 @@ def test_the_same_code_is_not_significant_and_a_loser_is_slower() -> None:
     assert compare(*session(0.5, 0.05)).status is Status.SLOWER
 
 
+def test_slower_needs_the_same_evidence_as_faster() -> None:
+    # Identical code over many sessions: neither verdict, and as often near one end as the other.
+    statuses = [compare(*session(1.0, 0.03, seed=seed)).status for seed in range(200)]
+    assert statuses.count(Status.FASTER) == 0 and statuses.count(Status.SLOWER) == 0
+    # 1.5% apart, measured tightly: the interval excludes 1 on either side, yet neither side clears the threshold.
+    for speedup in (1.015, 1 / 1.015):
+        result = compare(*session(speedup, 0.002, n=41))
+        assert result.ci95[0] > 1.0 or result.ci95[1] < 1.0
+        assert result.status is Status.NOT_SIGNIFICANT, (speedup, result)
+    # Mirror images get mirror verdicts.
+    assert compare(*session(1.25, 0.01)).status is Status.FASTER
+    assert compare(*session(1 / 1.25, 0.01)).status is Status.SLOWER
+
+
 def test_a_few_pairs_can_still_say_faster() -> None:
     # Training's rewards time 5 pairs: a consistent 2x must still be a speedup there.
     assert compare(*session(2.0, 0.01, n=5)).status is Status.FASTER
@@ -66,8 +80,8 @@ def test_faster_in_one_session_and_not_the_other_is_not_significant() -> None:
     assert both.ci95[0] < 0.85 and both.ci95[1] > 1.25  # the interval covers what both sessions saw
 
 
-def test_a_session_ends_early_only_for_a_clear_winner() -> None:
-    from perfalign.server.verify.judging._pair import Timings, clear_winner
+def test_a_session_ends_early_only_for_a_clear_winner_or_loser() -> None:
+    from perfalign.server.verify.judging._pair import Timings, clear_loser, clear_winner
 
     # Eight pairs, each far above the threshold: no more are needed.
     assert clear_winner(Timings([10.0] * 8, [1.0] * 8), 1.05)
@@ -77,3 +91,7 @@ def test_a_session_ends_early_only_for_a_clear_winner() -> None:
     assert not clear_winner(Timings([10.0] * 7, [1.0] * 7), 1.05)
     assert not clear_winner(Timings([10.0] * 8, [1.0] * 6 + [9.0, 9.0]), 1.05)
     assert not clear_winner(Timings([2.0] * 21, [1.0] * 21), 1.05)
+    # The same for a loser: eight pairs each far below 1 / threshold end the session as early.
+    assert clear_loser(Timings([1.0] * 8, [10.0] * 8), 1.05)
+    assert not clear_loser(Timings([1.0] * 8, [1.5] * 8), 1.05)
+    assert not clear_loser(Timings([10.0] * 8, [1.0] * 8), 1.05)

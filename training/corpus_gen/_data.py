@@ -51,7 +51,7 @@ def reference_rows(folder: Path, threads: int) -> tuple[dict[str, list[dict[str,
     from perfalign.server.verdict import Verdict
     from ..selfplay import REFERENCE_MODEL, Scored, Task, build_messages, rows_for
 
-    settings = Settings().with_values(threads=threads, log_to_store=False)
+    settings = Settings().with_values(threads=threads, log_to_store=False, timing_priority="background")
     manifest = mf.read(folder)
     rows: dict[str, list[dict[str, Any]]] = {k: [] for k in FILES}
     skipped: list[str] = []

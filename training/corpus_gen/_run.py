@@ -87,7 +87,7 @@ def verify_pending(folder: Path, manifest: mf.Manifest, jobs: int, limit: int = 
     those whose reference is not ``faster``. The manifest is rewritten after each verdict."""
     from perfalign.server.settings import Settings
 
-    settings = Settings().with_values(log_to_store=False)
+    settings = Settings().with_values(log_to_store=False, timing_priority="background")
     pending = [e for e in manifest.entries.values()
                if e.get("verdict") is None and e.get("reference") and e.get("kept", True)]
     pending = _round_robin(pending)

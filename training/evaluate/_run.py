@@ -534,7 +534,8 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
 
     if config.samples < 1:
         raise EvalError("--samples must be at least 1")
-    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False)
+    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False,
+                                     timing_priority="background")
     out = Path(config.output_dir)
     start = time.monotonic()
     names = ["base"] + (["trained"] if config.adapter else [])

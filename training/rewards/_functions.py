@@ -136,6 +136,7 @@ class ExecutionReward:
             compile_timeout_s=min(base.compile_timeout_s, self.timeout_s),
             run_timeout_s=min(base.run_timeout_s, self.timeout_s),
             log_to_store=False,
+            timing_priority="background",
         )
 
     def _verifier(self, source: str, language: str, function: str, mode: str):  # type: ignore[no-untyped-def]

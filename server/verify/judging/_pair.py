@@ -68,6 +68,15 @@ def clear_winner(timings: Timings, threshold: float) -> bool:
     return short * CLEAR_WIN_PAIRS <= len(pairs)
 
 
+def clear_loser(timings: Timings, threshold: float) -> bool:
+    """The same for a slowdown: enough pairs, all but one in ``CLEAR_WIN_PAIRS`` that many times slower."""
+    pairs = list(zip(timings.baseline_ms, timings.candidate_ms))
+    if len(pairs) < CLEAR_WIN_PAIRS:
+        return False
+    short = sum(1 for b, c in pairs if not (b > 0 and c / b > CLEAR_WIN_FACTOR * threshold))
+    return short * CLEAR_WIN_PAIRS <= len(pairs)
+
+
 @dataclass
 class Known:
     """The original's results on the check cases, kept for every candidate of one function.
@@ -383,7 +392,7 @@ class Pair:
                 r = len(out.baseline_ms)
                 if r >= 5 and slower == r and time.monotonic() - start > max_s:
                     break
-                if clear_win is not None and clear_winner(out, clear_win):
+                if clear_win is not None and (clear_winner(out, clear_win) or clear_loser(out, clear_win)):
                     break  # every pair far beyond the threshold: more pairs would not change the verdict
                 if r >= 5 and time.monotonic() - start > 4 * max_s:
                     break

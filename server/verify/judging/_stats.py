@@ -52,8 +52,11 @@ def compare(
     ``faster``: the interval's low end is above ``threshold`` and a one-sided
     Mann-Whitney test (the candidate's calls are shorter) gives p <
     ``alpha``; a rank test, so one call hit by a burst of load does not
-    decide it, and five pairs can be enough. ``slower``: the interval's high end is below
-    1. Otherwise ``not_significant``.
+    decide it, and five pairs can be enough. ``slower`` needs the same
+    evidence the other way: the interval's high end below ``1 / threshold``
+    and the opposite one-sided test below ``alpha``. Otherwise
+    ``not_significant``: identical code lands there, and neither verdict is
+    easier to reach than the other. ``p_value`` is the test for ``faster``.
     """
     if len(baseline_ms) < 3 or len(candidate_ms) != len(baseline_ms):
         raise ValueError("need at least 3 interleaved pairs of timings")
@@ -65,7 +68,7 @@ def compare(
     p_value = float(mannwhitneyu(c, b, alternative="less").pvalue)
     if low > threshold and p_value < alpha:
         status = Status.FASTER
-    elif high < 1.0:
+    elif high < 1.0 / threshold and float(mannwhitneyu(c, b, alternative="greater").pvalue) < alpha:
         status = Status.SLOWER
     else:
         status = Status.NOT_SIGNIFICANT

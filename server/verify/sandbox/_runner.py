@@ -6,17 +6,19 @@ limits, the environment, the thread count) and the work directory they use.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ...settings import Settings
 from ...verdict import Status, Verdict
 from . import _sandbox as sandbox
+from ._lease import LeaseRecord, TimingLeases
 from ._sandbox import Cancelled, Limits, RunResult
 from ._worker import Worker
 
@@ -43,6 +45,22 @@ class Runner:
         self._workdir: Path | None = None
         self._counter = 0
         self._lock = threading.Lock()
+        self.leases = TimingLeases.for_settings(settings)
+        self._pinned = threading.local()  # the cores this thread's timing lease holds: its workers run there
+
+    @contextlib.contextmanager
+    def leased(self, threads: int) -> Iterator[LeaseRecord]:
+        """Hold the machine-wide timing lease on ``threads`` cores; the workers started meanwhile run on them.
+
+        A cancelled job stops waiting; progress says whom the wait is for.
+        """
+        with self.leases.lease(threads, check=self.check_cancel, progress=self.progress) as record:
+            outer = getattr(self._pinned, "cores", ())
+            self._pinned.cores = record.cores
+            try:
+                yield record
+            finally:
+                self._pinned.cores = outer
 
     def close(self) -> None:
         if self._workdir is not None:
@@ -64,9 +82,10 @@ class Runner:
         path.mkdir(mode=0o755)
         return path
 
-    def verdict(self, status: Status, detail: str, **kw: object) -> Verdict:
+    def verdict(self, status: Status, detail: str, *, limit: int = 400, **kw: object) -> Verdict:
+        """The verdict, its detail on one line and at most ``limit`` characters."""
         kw.setdefault("flags", list(self.flags))
-        return Verdict(status=status, detail=squash(detail), threads=self.threads, mode=self.mode, path="harness", **kw)  # type: ignore[arg-type]
+        return Verdict(status=status, detail=squash(detail, limit), threads=self.threads, mode=self.mode, path="harness", **kw)  # type: ignore[arg-type]
 
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -95,7 +114,8 @@ class Runner:
         target = cwd / exe.name
         shutil.copyfile(exe, target)
         target.chmod(0o755)
-        limits = Limits(wall_s=24 * 3600, cpu_s=max(self.settings.run_timeout_s * 8, 600), memory_bytes=RUN_MEMORY)
+        limits = Limits(wall_s=24 * 3600, cpu_s=max(self.settings.run_timeout_s * 8, 600), memory_bytes=RUN_MEMORY,
+                        cpus=getattr(self._pinned, "cores", ()))
         worker = Worker.start(target, name=name, cwd=cwd, limits=limits,
                               env=self.env(threads, lockdown, passive=passive), sandbox=self.settings.sandbox,
                               cancel=self.cancel)

@@ -90,6 +90,7 @@ class Limits:
     processes: int = 256
     output_bytes: int = 16 * 1024**2
     sanitizer_rss_bytes: int = 4 * 1024**3
+    cpus: tuple[int, ...] = ()  # the cores it may run on (a timing lease's); empty: wherever its parent may
 
 
 @dataclass
@@ -294,6 +295,8 @@ def _limit_preexec(limits: Limits, nproc: int | None):  # type: ignore[no-untype
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        if limits.cpus:
+            os.sched_setaffinity(0, limits.cpus)
 
     return apply
 
