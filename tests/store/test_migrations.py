@@ -203,17 +203,23 @@ def test_candidates_from_before_the_rounds_are_first_round_candidates(tmp_path: 
         assert store.check() == []
 
 
-def test_a_store_from_before_evidence_keeps_its_rows_and_its_exports(tmp_path: Path) -> None:
+def released_before(path: Path, migration: str) -> Path:
+    """A store at ``path`` with the schema as released before ``migration``, holding the first version's rows."""
     from sqlite_utils import Database
 
-    from perfalign.server.store import KINDS, export
     from perfalign.server.store._migrations import migrations
 
-    path = tmp_path / "before.db"
     build_v1(path)
     db = Database(path)
-    migrations.apply(db, stop_before="m005_candidate_evidence")  # the schema as released before evidence
+    migrations.apply(db, stop_before=migration)
     db.close()
+    return path
+
+
+def test_a_store_from_before_evidence_keeps_its_rows_and_its_exports(tmp_path: Path) -> None:
+    from perfalign.server.store import KINDS, export
+
+    path = released_before(tmp_path / "before.db", "m005_candidate_evidence")
     conn = sqlite3.connect(path)
     conn.execute("UPDATE requests SET function_key = '0123456789abcdef'")
     conn.commit()
@@ -242,15 +248,7 @@ def test_a_store_from_before_evidence_keeps_its_rows_and_its_exports(tmp_path: P
 
 
 def test_a_store_from_before_leases_keeps_its_rows_and_a_timed_candidate_keeps_its_lease(tmp_path: Path) -> None:
-    from sqlite_utils import Database
-
-    from perfalign.server.store._migrations import migrations
-
-    path = tmp_path / "before.db"
-    build_v1(path)
-    db = Database(path)
-    migrations.apply(db, stop_before="m006_candidate_lease")  # the schema as released before leases
-    db.close()
+    path = released_before(tmp_path / "before.db", "m006_candidate_lease")
     with CandidateStore(path, prune=False) as store:
         assert store.schema_version() == known_names() and "m006_candidate_lease" in known_names()
         assert store.query("SELECT lease FROM candidates") == [{"lease": None}]

@@ -80,8 +80,8 @@ void prefix_sums(const double *a, double *out, int n) {{
     assert not verdict.verified
 
 
-def test_a_clear_loser_is_timed_in_one_session_only(prefix: FunctionVerifier) -> None:
-    # The original's work twice over: slower, so no confirmation session is spent on it.
+def test_a_loser_is_slower_in_two_sessions_as_a_winner_is_faster(prefix: FunctionVerifier) -> None:
+    # The original's work twice over: slower, confirmed by a second, independent session (as a faster is).
     code = """
 void prefix_sums(const double *a, double *out, int n) {
     for (int i = 0; i < n; i++) {
@@ -101,7 +101,9 @@ void prefix_sums(const double *a, double *out, int n) {
 """
     verdict = prefix.verify(code)
     assert verdict.status is Status.SLOWER, verdict.detail
-    assert len(verdict.sessions) == 1
+    assert [s["status"] for s in verdict.sessions] == ["slower", "slower"]
+    assert {s["size"] for s in verdict.sessions} == {verdict.problem_size}  # no smaller size for a slowdown
+    assert verdict.ci95[1] < 1 / 1.05 and "in two sessions" in verdict.detail
 
 
 def test_the_flags_of_the_files_compile_commands_entry_are_the_verdicts(tmp_path: Path) -> None:

@@ -135,26 +135,20 @@ class TimingLeases:
         try:
             directory = self._directory()
         except OSError as exc:
-            yield from self._unleased(f"the lease directory cannot be used ({_reason(exc)})")
+            with _hold(self._unleased(f"the lease directory cannot be used ({_reason(exc)})")) as record:
+                yield record
             return
         taken = _Acquisition(self, directory, count, check, progress)
         try:
             record = taken.run()
         except OSError as exc:
             taken.release()
-            yield from self._unleased(f"the lease files cannot be locked ({_reason(exc)})")
-            return
+            record = self._unleased(f"the lease files cannot be locked ({_reason(exc)})")
         except BaseException:
             taken.release()  # a cancelled wait leaves nothing held
             raise
-        _held.record = record
-        taken_at = time.time()
-        try:
+        with _hold(record, taken.release):
             yield record
-        finally:
-            _held.record = None
-            record.held = (taken_at, time.time())
-            taken.release()
 
     def _directory(self) -> Path:
         directory = self.directory or timing_lease_dir()
@@ -164,19 +158,26 @@ class TimingLeases:
         os.close(fd)
         return directory
 
-    def _unleased(self, reason: str) -> Iterator[LeaseRecord]:
+    def _unleased(self, reason: str) -> LeaseRecord:
+        """The record of a session timed without the lease; the first of a directory is warned about."""
         where = str(self.directory or "the default lease directory")
         if where not in _warned:
             _warned.add(where)
             log.warning("perfalign: timing without the machine-wide timing lease: %s", reason)
-        record = LeaseRecord(cores=(), leased=False, reason=reason)
-        _held.record = record
-        taken_at = time.time()
-        try:
-            yield record
-        finally:
-            _held.record = None
-            record.held = (taken_at, time.time())
+        return LeaseRecord(cores=(), leased=False, reason=reason)
+
+
+@contextlib.contextmanager
+def _hold(record: LeaseRecord, release: Callable[[], None] = lambda: None) -> Iterator[LeaseRecord]:
+    """This thread's lease while the block runs (nested requests reuse it); ``held`` says when; then ``release``."""
+    _held.record = record
+    taken_at = time.time()
+    try:
+        yield record
+    finally:
+        _held.record = None
+        record.held = (taken_at, time.time())
+        release()
 
 
 class _Acquisition:
