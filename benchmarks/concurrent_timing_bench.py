@@ -8,8 +8,8 @@ The rewrite (``count_in_range`` of ``examples/``, a ``parallel for`` with a
 reduction) is verified by ``perfalign verify --mode openmp --threads 2``: once
 alone, then by two processes started together, ``--rounds`` times. Each line
 gives the status, speedup and interval of every run, and, where the verdicts
-record the timing lease, how long each waited and whether the two processes'
-timing sessions overlapped. ``--perfalign`` picks the command (another
+record the timing lease, how long each waited and whether the two processes
+ever timed on one core at once. ``--perfalign`` picks the command (another
 checkout's, to compare). Run it alone on the machine.
 """
 from __future__ import annotations
@@ -51,10 +51,12 @@ def verify_together(command: str, candidate: Path, copies: int, lease_dir: Path)
 
 
 def overlapped(verdicts: list[dict[str, object]]) -> bool | None:
-    helds = [v.get("lease", {}) and v["lease"].get("held") for v in verdicts]  # type: ignore[union-attr]
+    """Whether the two processes ever timed on one core at once (None when the verdicts record no lease)."""
+    helds = [(v.get("lease") or {}).get("held") for v in verdicts]  # type: ignore[union-attr]
     if len(helds) < 2 or not all(helds):
         return None
-    return any(a0 < b1 and b0 < a1 for a0, a1 in helds[0] for b0, b1 in helds[1])  # type: ignore[union-attr]
+    return any(set(a["cores"]) & set(b["cores"]) and a["from"] < b["to"] and b["from"] < a["to"]
+               for a in helds[0] for b in helds[1])  # type: ignore[union-attr,index]
 
 
 def line(label: str, verdicts: list[dict[str, object]]) -> str:

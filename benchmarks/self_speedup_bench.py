@@ -32,8 +32,9 @@ from perfalign.server.settings import Settings
 from perfalign.server.verify import FunctionVerifier
 
 REPO = Path(__file__).resolve().parents[1]
-# ParEval's baselines are headers of the drivers; NO_INLINE is the drivers' own macro.
-PAREVAL_PRELUDE = "#define NO_INLINE __attribute__((noinline))\n"
+# ParEval's baselines are headers of the drivers; NO_INLINE, the drivers' own macro, keeps a call out of line
+# there (perfalign builds the function in a unit of its own, so it is dropped).
+NO_INLINE = re.compile(r"\bNO_INLINE\s+")
 
 
 def example_functions() -> list[tuple[str, str, str, str]]:
@@ -54,7 +55,7 @@ def pareval_functions(root: Path) -> list[tuple[str, str, str, str]]:
     """(label, source text, language, function) for each ParEval serial baseline under ``root``."""
     out = []
     for path in sorted(root.rglob("baseline.hpp")):
-        text = PAREVAL_PRELUDE + path.read_text().replace("#pragma once\n", "")
+        text = NO_INLINE.sub("", path.read_text().replace("#pragma once\n", ""))
         names = [i.qualified_name for i in list_functions(text, "cpp") if re.match(r"correct", i.name)]
         for name in names[:1]:
             out.append((f"pareval/{path.parent.name}:{name}", text, "cpp", name))
@@ -67,7 +68,8 @@ def self_verdict(text: str, language: str, function: str, settings: Settings) ->
     with FunctionVerifier(text, language, function, settings=settings) as verifier:
         failure = verifier.prepare()
         if failure is not None:
-            return {"status": "not_drivable", "detail": failure.detail[:160], "wall_s": time.monotonic() - started}
+            return {"status": "not_drivable", "detail": failure.detail[:160],
+                    "wall_s": round(time.monotonic() - started, 1)}
         verdict = verifier.verify(own)
     return {"status": verdict.status.value, "speedup": verdict.speedup, "ci95": verdict.ci95,
             "p_value": verdict.p_value, "sessions": len(verdict.sessions), "detail": verdict.detail[:160],
@@ -113,7 +115,7 @@ def main() -> None:
             rows.append(row)
             ci = row.get("ci95") or ("", "")
             print(f"{label:60} {row['status']:16} {row.get('speedup') or '':>8} "
-                  f"[{ci[0]}, {ci[1]}] {row['wall_s']} s", flush=True)
+                  f"[{ci[0]}, {ci[1]}] {float(row['wall_s']):.1f} s", flush=True)
         summary = summarize(rows)
         print(f"{name}: {json.dumps(summary)}", flush=True)
         report[name] = {"rows": rows, "summary": summary}

@@ -54,7 +54,8 @@ class Verdict:
     ran under the machine-wide timing lease: ``cores``, ``sessions``,
     ``waited_s`` and ``waited_for`` (the session it waited for, "" if none),
     ``beside`` (other perfalign sessions timing on other cores as it started),
-    ``leased`` and ``reason`` (why it ran without the lease); None when not timed.
+    ``leased`` and ``reason`` (why it ran without the lease), and ``held`` (each
+    session's ``cores``, ``from`` and ``to``, in Unix seconds); None when not timed.
     """
 
     status: Status

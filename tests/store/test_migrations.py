@@ -256,7 +256,7 @@ def test_a_store_from_before_leases_keeps_its_rows_and_a_timed_candidate_keeps_i
         rid = store.record_request(request())
         timed = verdict(Status.NOT_SIGNIFICANT, 1.01)
         timed.lease = {"cores": [1], "sessions": 1, "waited_s": 2.5, "waited_for": "pid 7, `perfalign optimize --all`",
-                       "beside": [], "leased": True, "reason": "", "held": [[100.0, 101.5]]}
+                       "beside": [], "leased": True, "reason": "", "held": [{"cores": [1], "from": 100.0, "to": 101.5}]}
         cid = store.record_candidate(rid, candidate(ROW_SUMS_FAST.replace("s +=", "s = s +"), timed))
         row = store.query("SELECT lease, verdict_extra FROM candidates WHERE id = ?", [cid])[0]
         assert json.loads(row["lease"]) == timed.lease and "lease" not in json.loads(row["verdict_extra"])

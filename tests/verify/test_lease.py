@@ -189,7 +189,8 @@ def test_the_summary_a_verdict_keeps() -> None:
     assert summary(records) == {"cores": [0, 1], "sessions": 2, "waited_s": 1.75,
                                 "waited_for": "pid 7, `perfalign optimize --all`",
                                 "beside": ["pid 9, `perfalign serve`, core 0"], "leased": True, "reason": "",
-                                "held": [[10.0, 12.0], [12.5, 13.0]]}
+                                "held": [{"cores": [0, 1], "from": 10.0, "to": 12.0},
+                                         {"cores": [1], "from": 12.5, "to": 13.0}]}
     assert summary([]) is None
 
 
@@ -217,7 +218,7 @@ def test_a_verdict_records_its_lease_and_its_workers_run_on_the_leased_cores(tmp
             assert lease["cores"] == []
             return
         assert len(lease["cores"]) == 1 and lease["waited_for"] == "" and lease["beside"] == []
-        assert all(start <= end for start, end in lease["held"])
+        assert all(held["from"] <= held["to"] and held["cores"] == lease["cores"] for held in lease["held"])
         prepared = verifier._prepared
         assert prepared is not None
         with verifier.runner.leased(1) as record:
@@ -233,7 +234,7 @@ def test_a_verdict_records_its_lease_and_its_workers_run_on_the_leased_cores(tmp
 
 
 @pytest.mark.slow
-def test_two_verify_processes_started_together_take_turns_and_both_find_the_speedup(tmp_path: Path) -> None:
+def test_two_verify_processes_started_together_take_turns_and_neither_is_made_slower(tmp_path: Path) -> None:
     env = {**os.environ, "PERFALIGN_TIMING_LEASES": str(tmp_path / "leases")}
     argv = [str(Path(sys.executable).parent / "perfalign"), "verify", str(CASES / "omp" / "original.c"), "--function",
             "weighted_sum", "--candidate", str(CASES / "omp" / "good_reduction.c"), "--mode", "openmp",
@@ -245,11 +246,13 @@ def test_two_verify_processes_started_together_take_turns_and_both_find_the_spee
         out, err = run.communicate(timeout=600)
         assert run.returncode == 0, err
         verdicts.append(json.loads(out))
-    assert [v["status"] for v in verdicts] == ["faster", "faster"], [v["detail"] for v in verdicts]
-    first, second = ([tuple(h) for h in v["lease"]["held"]] for v in verdicts)
-    cores = min(2, len(os.sched_getaffinity(0)))
-    assert all(len(v["lease"]["cores"]) == cores for v in verdicts)
-    if cores == len(os.sched_getaffinity(0)):  # each 2-thread session takes every core: none overlaps another
-        for a_start, a_end in first:
-            for b_start, b_end in second:
-                assert a_end <= b_start or b_end <= a_start, (first, second)
+    # Unleased, such pairs came back `slower` 3 times in 4 (0.71x-0.79x). Leased, the timing sessions take turns;
+    # only compiling and checking may still overlap the other's timing, so a `faster` may miss, never turn `slower`.
+    assert all(v["status"] in ("faster", "not_significant") for v in verdicts), [v["detail"] for v in verdicts]
+    first, second = (v["lease"]["held"] for v in verdicts)  # type: ignore[index]
+    assert all(v["lease"]["leased"] and v["lease"]["sessions"] >= 2 for v in verdicts)
+    # No core was timed on by both processes at once (serial steps, such as the one-thread session, may run
+    # side by side on different cores; a 2-thread session takes 2 cores).
+    for a in first:
+        for b in second:
+            assert not set(a["cores"]) & set(b["cores"]) or a["to"] <= b["from"] or b["to"] <= a["from"], (a, b)

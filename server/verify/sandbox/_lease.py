@@ -83,7 +83,7 @@ def summary(records: list[LeaseRecord]) -> dict[str, object] | None:
         "beside": sorted({b for r in records for b in r.beside}),
         "leased": not unleased,
         "reason": unleased[0] if unleased else "",
-        "held": [[round(r.held[0], 3), round(r.held[1], 3)] for r in records],
+        "held": [{"cores": list(r.cores), "from": round(r.held[0], 3), "to": round(r.held[1], 3)} for r in records],
     }
 
 
