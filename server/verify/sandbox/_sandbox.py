@@ -296,7 +296,10 @@ def _limit_preexec(limits: Limits, nproc: int | None):  # type: ignore[no-untype
         if nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         if limits.cpus:
-            os.sched_setaffinity(0, limits.cpus)
+            try:
+                os.sched_setaffinity(0, limits.cpus)
+            except OSError:
+                pass  # cores this process may no longer use (its affinity changed): it runs where its parent may
 
     return apply
 
