@@ -10,8 +10,7 @@ from __future__ import annotations
 from ..verdict import Status
 from ._prepare import Prepared
 from .judging._stats import Comparison
-
-DETAIL_LIMIT = 400  # characters of a verdict's detail, as the editor and the report show it
+from .sandbox._runner import DETAIL_LIMIT, squash
 
 
 def timed_text(story: str, detail: str, notes: list[str], limit: int = DETAIL_LIMIT) -> str:
@@ -23,12 +22,9 @@ def timed_text(story: str, detail: str, notes: list[str], limit: int = DETAIL_LI
     """
     timing = f"{story}; {detail}" if story else detail
     if not notes:
-        return timing if len(timing) <= limit else timing[: limit - 1] + "…"
+        return squash(timing, limit)
     note_text = "; ".join(notes)
-    room = max(limit - len(note_text) - 2, limit // 3)
-    if len(timing) > room:
-        timing = timing[: room - 1] + "…"
-    return f"{timing}; {note_text}"
+    return f"{squash(timing, max(limit - len(note_text) - 2, limit // 3))}; {note_text}"
 
 
 def timing_detail(c: Comparison, n: int, threads: int, threshold: float, *, sessions: int = 1) -> str:

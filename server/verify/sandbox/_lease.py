@@ -105,13 +105,12 @@ class TimingLeases:
     """
 
     def __init__(self, directory: Path | None = None, *, cpus: list[int] | None = None,
-                 priority: str = FOREGROUND, clock: Callable[[], float] = time.monotonic) -> None:
+                 priority: str = FOREGROUND) -> None:
         if priority not in PRIORITIES:
             raise ValueError(f"priority must be one of {PRIORITIES}, got {priority!r}")
         self.directory = directory
         self.cpus = sorted(cpus if cpus is not None else os.sched_getaffinity(0))
         self.priority = priority
-        self.clock = clock
 
     @classmethod
     def for_settings(cls, settings: Settings) -> TimingLeases:
@@ -194,7 +193,7 @@ class _Acquisition:
         self.waited_for = ""  # the first session it waited for
         self.long_held: set[str] = set()
         self.next_tell = 0.0
-        self.started = leases.clock()
+        self.started = time.monotonic()  # waits are measured on the monotonic clock: a clock change does not bend them
 
     def run(self) -> LeaseRecord:
         background = self.leases.priority == BACKGROUND
@@ -211,7 +210,7 @@ class _Acquisition:
             self._give_back_all()  # background work yields to a foreground request, then queues again
         self._close_turnstile()
         self._close_foreground()
-        waited = self.leases.clock() - self.started
+        waited = time.monotonic() - self.started
         record = LeaseRecord(cores=tuple(sorted(self.cores)), waited_s=round(waited, 3),
                              waited_for=self.waited_for, beside=self._beside())
         for core in self.cores:
@@ -288,7 +287,7 @@ class _Acquisition:
     def _tell(self) -> None:
         """Progress names the session waited for when the wait starts, when that changes, and once more when it
         has held its cores longer than :data:`LONG_HOLD_S`."""
-        now = self.leases.clock()
+        now = time.monotonic()
         if now < self.next_tell:
             return
         self.next_tell = now + TELL_EVERY_S

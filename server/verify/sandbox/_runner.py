@@ -23,6 +23,7 @@ from ._sandbox import Cancelled, Limits, RunResult
 from ._worker import Worker
 
 RUN_MEMORY = 4 * 1024**3
+DETAIL_LIMIT = 400  # characters of a verdict's detail, as the editor and the report show it
 
 
 class Stop(Exception):
@@ -82,7 +83,7 @@ class Runner:
         path.mkdir(mode=0o755)
         return path
 
-    def verdict(self, status: Status, detail: str, *, limit: int = 400, **kw: object) -> Verdict:
+    def verdict(self, status: Status, detail: str, *, limit: int = DETAIL_LIMIT, **kw: object) -> Verdict:
         """The verdict, its detail on one line and at most ``limit`` characters."""
         kw.setdefault("flags", list(self.flags))
         return Verdict(status=status, detail=squash(detail, limit), threads=self.threads, mode=self.mode, path="harness", **kw)  # type: ignore[arg-type]
@@ -157,7 +158,7 @@ class Runner:
 
 
 
-def squash(text: str, limit: int = 400) -> str:
+def squash(text: str, limit: int = DETAIL_LIMIT) -> str:
     """``text`` on one line (its whitespace collapsed), at most ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
