@@ -1,8 +1,9 @@
 """Prepare the original once per function: build its worker, learn its sizes and domain, time it, check it.
 
 The steps, in order: build the glue, the original's unit, the worker and the
-sanitized original; size the arrays and learn the original's domain under
-AddressSanitizer and UBSan (``_probe``); grow the problem size until a call
+sanitized original; size the arrays, learn where each integer parameter's
+domain starts and the original's domain under AddressSanitizer and UBSan
+(``_probe``); grow the problem size until a call
 takes ``min_time_ms`` (the calibration); drop the profiles the original
 overflows on and the aliased pairs it does not work in place with; check
 the original against itself in two processes; and time the original at the
@@ -71,6 +72,8 @@ class Prepared:
     check_cases: list[Case] = field(default_factory=list)  # every candidate's check cases (drawn once)
     race_cases: list[Case] = field(default_factory=list)  # and in OpenMP mode its repeated runs
     known: Known = field(default_factory=Known)  # the original's results on them
+    # A parameter's domain narrowed to where the original works (``plan.floors``), one note each; also in notes.
+    preconditions: list[str] = field(default_factory=list)
 
 
 def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, language: str, source_path: Path | None,
@@ -142,6 +145,9 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
             raise Stop(runner.verdict(Status.UNSUPPORTED, sized.message))
         choice, skip_zero = sized
         runner.progress("learning which inputs the original handles")
+        preconditions = prober.bounds(choice, skip_zero)
+        if isinstance(preconditions, ProbeFailure):
+            raise Stop(runner.verdict(Status.UNSUPPORTED, preconditions.message))
         domain, notes = prober.domain(choice, skip_zero)
     finally:
         prober.close()
@@ -158,7 +164,8 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         domain = _profile_sizes(runner, original_exe, tool, iface, plan, choice, domain, n, baseline)
     cost = _cost_model(points, n, baseline, memory_bound=baseline < runner.settings.min_time_ms)
     prepared = Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
-                         n, baseline, cost, rtol, notes, native_exe=native_exe)
+                         n, baseline, cost, rtol, preconditions + notes, native_exe=native_exe,
+                         preconditions=preconditions)
     with runner.leased(1):
         prepared.second_size = _second_size(runner, prepared)
     runner.progress("checking the harness on the original")

@@ -4,6 +4,13 @@
 the original is run on small inputs in exactly sized heap buffers, and an
 array it reads or writes past the end moves to its next hypothesis.
 
+*Bounds*: each integer parameter (a length, or a scalar drawn as an
+integer) is tried at its boundary values (negative, 0, 1, 2) with the
+others at ordinary values; where the original fails only below some value,
+that parameter's domain starts there (the smallest such floor, confirmed on
+the original), and a note says why. A stated ``min(k)`` wins: such a
+parameter is not tried. Array contents are never narrowed here.
+
 *Domain*: each input profile (wide-ranging values, special values, sorted,
 constant, … arrays; zero, negative, large scalars) and each pair of
 pointer parameters given one buffer is tried on the original; what makes
@@ -14,13 +21,14 @@ candidate is checked on it.
 from __future__ import annotations
 
 import re
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..cparse import Role
-from .harness._cases import Case, Domain, alias_pairs, domain_probes, probe_cases
+from .harness._cases import FREE, Case, Domain, alias_pairs, case, domain_probes, probe_cases
 from .harness._plan import PROBLEM_SIZE, HarnessPlan, Kind, ParamPlan, annotation_hint
 from .harness._units import ArrayProfile, ScalarProfile
 from .sandbox._sandbox import Limits
@@ -29,6 +37,9 @@ from .sandbox._worker import Worker, WorkerFailure
 ASAN_ENV = "detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=0"
 PROBE_TIMEOUT_S = 10.0
 DOMAIN_TIMEOUT_S = 2.0
+NEGATIVE = -1  # a signed scalar tried below 0: its negative profile draws -8..-1
+BOUNDARY = (NEGATIVE, 0, 1, 2)  # the values each integer parameter is tried at, lowest first
+BOUND_SIZES = (5, 33)  # the other lengths and the problem size meanwhile
 
 
 @dataclass
@@ -156,6 +167,89 @@ class Prober:
                     + annotation_hint(plan.function, "size(a)=n*n, min(n)=1"))
         return ProbeFailure(size_help(plan, plan.arrays[0]) if plan.arrays else "cannot size the inputs")
 
+    def bounds(self, choice: list[int], skip_zero: bool) -> list[str] | ProbeFailure:
+        """Learn where each integer parameter's domain starts (``plan.floors``): the original is tried at its
+        boundary values; a note for each floor.
+
+        Undefined behaviour counts as failing unless the original trips it on
+        ordinary inputs too (a hash that overflows), where only crashes and
+        memory errors count. An original that fails on ordinary inputs, or at
+        a parameter's boundary values and at the floor above them, is refused
+        with the reason; one too slow for the sanitizers on ordinary inputs
+        is not tried further.
+        """
+        plan = self.plan
+        ordinary = [case(plan, s, 300 + s) for s in BOUND_SIZES]
+        notes: list[str] = []
+        try:
+            self._halting(True)
+            if (run := self._first_failure(ordinary, choice)) is not None and run.undefined:
+                self._halting(False)
+                run = self._first_failure(ordinary, choice)
+            if run is not None and run.timed_out:
+                return notes  # slow on ordinary inputs under the sanitizers: no boundary to learn from here
+            if run is not None:
+                return ProbeFailure(
+                    f"the original fails on ordinary inputs, not only at boundary values ({ordinary[0].describe(plan)}"
+                    f"): it {failure_text(plan, run)}; perfalign verifies a function only where the original works")
+            for pp in plan.bounded:
+                tried = [v for v in BOUNDARY if v >= 0 or _signed_scalar(pp)]
+                if skip_zero and pp.param.role is Role.LENGTH:
+                    tried = [v for v in tried if v > 0]  # sizes of 0 are skipped already
+                failed = [(v, run) for v in tried if (run := self._first_failure(self._at(pp, v), choice)) is not None]
+                if not failed:
+                    continue
+                values = [v for v, _ in failed]
+                floor = values[-1] + 1
+                wrong = self._first_failure(self._at(pp, floor) + self._from(pp, floor), choice)
+                if wrong is not None:
+                    return ProbeFailure(self._no_floor(pp, values + [floor], wrong))
+                plan.floors[pp.param.name] = floor
+                notes.append(precondition_note(plan, pp, floor, values, failed[-1][1]))
+        finally:
+            self._halting(False)
+        return notes
+
+    def _halting(self, on: bool) -> None:
+        """Whether undefined behaviour stops the sanitized original (a fresh worker either way)."""
+        self.close()
+        self.halt_on_undefined = on
+
+    def _first_failure(self, cases: list[Case], choice: list[int]) -> _Run | None:
+        for probe in cases:
+            result = self.run(probe, choice, DOMAIN_TIMEOUT_S)
+            if not result.clean:
+                return result
+        return None
+
+    def _at(self, pp: ParamPlan, value: int) -> list[Case]:
+        """Cases with ``pp`` at exactly ``value`` (any negative one for ``NEGATIVE``), the rest at ordinary values."""
+        plan = self.plan
+        if pp.param.role is Role.LENGTH:
+            return [case(plan, s, 200 + s, values={pp.index: value}) for s in BOUND_SIZES]
+        # The scalar profile gives ``pp`` its value (0 raised to ``value``); every other scalar is raised to 1.
+        others = {q.index: max(1, plan.lowest(q) or 1) for q in plan.params
+                  if q.kind == Kind.VALUE and q.param.role is not Role.LENGTH and q is not pp}
+        if value == NEGATIVE:
+            return [case(plan, s, 200 + s, floors={**others, pp.index: FREE}, scalars=ScalarProfile.NEGATIVE)
+                    for s in BOUND_SIZES]
+        return [case(plan, s, 200 + s, floors={**others, pp.index: value}, scalars=ScalarProfile.ZERO)
+                for s in BOUND_SIZES]
+
+    def _from(self, pp: ParamPlan, floor: int) -> list[Case]:
+        """Cases with ``pp`` at ordinary values of at least ``floor``."""
+        plan = self.plan
+        if pp.param.role is Role.LENGTH:
+            return [case(plan, s, 300 + s, values={pp.index: max(s, floor)}) for s in BOUND_SIZES]
+        return [case(plan, s, 300 + s, floors={pp.index: floor}) for s in BOUND_SIZES]
+
+    def _no_floor(self, pp: ParamPlan, values: list[int], run: _Run) -> str:
+        name = pp.param.name
+        where = ", ".join(_at_text(name, v) for v in values)
+        return (f"the original fails at {where} (it {failure_text(self.plan, run)}); perfalign narrows a parameter "
+                f"only to a floor it confirms on the original: if {name} has a larger smallest value, state it "
+                + annotation_hint(self.plan.function, f"min({name})=K"))
+
     def domain(self, choice: list[int], skip_zero: bool) -> tuple[Domain, list[str]]:
         """The profiles and aliased pairs the original handles; a note for each one it does not."""
         plan = self.plan
@@ -211,7 +305,40 @@ def _nearest(address: int, where: list[tuple[int, int]]) -> int | None:
 
 def _failure_text(failure: WorkerFailure) -> str:
     if failure.kind == "died" and failure.signal:
-        return f"crashed (signal {failure.signal})"
+        try:
+            return f"crashed ({signal.Signals(failure.signal).name})"
+        except ValueError:
+            return f"crashed (signal {failure.signal})"
     if failure.kind == "died":
         return f"exited with status {failure.returncode}"
     return failure.detail
+
+
+def precondition_note(plan: HarnessPlan, pp: ParamPlan, floor: int, failed: list[int], run: _Run) -> str:
+    """The verdicts' words for a learned floor: ``inputs with k ≥ 1: the original … at k = 0``."""
+    name = pp.param.name
+    where = " and ".join(_at_text(name, v) for v in failed)
+    return f"inputs with {name} ≥ {floor}: the original {failure_text(plan, run)} at {where}"
+
+
+def failure_text(plan: HarnessPlan, run: _Run) -> str:
+    """What the sanitized original did, as a verb phrase."""
+    if run.timed_out:
+        return "does not finish"
+    if run.undefined:
+        return f"trips undefined behaviour ({run.report})"
+    if run.param is not None:
+        return f"reads or writes out of bounds of '{plan.params[run.param].param.name}' ({run.report})"
+    return run.report
+
+
+def _at_text(name: str, value: int) -> str:
+    return f"{name} < 0" if value == NEGATIVE else f"{name} = {value}"
+
+
+def _signed_scalar(pp: ParamPlan) -> bool:
+    """A scalar of a signed integer type (lengths are never given negative values)."""
+    if pp.param.role is Role.LENGTH:
+        return False
+    words = pp.ctype.replace("std::", "").split()
+    return not ("unsigned" in words or any(w == "size_t" or w.startswith("uint") for w in words))

@@ -40,7 +40,7 @@ from .harness import _cases, _plan, _units
 from .harness._cases import Case
 from .harness._headers import project_headers
 from .judging import _stats as stats
-from .judging._pair import Outcome, Pair, Timings
+from .judging._pair import Outcome, Pair, Timings, describe_failure
 from .judging._race import archer_available, race_in_candidate
 from .judging._screen import screen
 from .sandbox._lease import summary as lease_summary
@@ -306,7 +306,8 @@ class FunctionVerifier:
             phases["check"] = time.monotonic() - t1
             if race:
                 race = re.sub(r"\bfunction:(\d+)", r"line \1 of the candidate", race)
-                raise Stop(self.runner.verdict(Status.INCORRECT, f"ThreadSanitizer found a data race between OpenMP threads: {race}"))
+                text = self._checked_on(f"ThreadSanitizer found a data race between OpenMP threads: {race}")
+                raise Stop(self.runner.verdict(Status.INCORRECT, text, limit=len(text)))
             nested = nested_parallel(code, self.language)
             if nested:
                 notes.append(nested)
@@ -489,6 +490,9 @@ class FunctionVerifier:
                 out.append(timed)
             return out
         except WorkerFailure as failure:
+            if failure.who == original.name:
+                return Outcome("original", "the original failed before its timed calls: "
+                                           + describe_failure(failure, "the original"))
             pair = Pair(original, candidate or original, prepared.iface, prepared.plan, prepared.choice, prepared.rtol)
             return pair._candidate_failed(failure, limit or timeout, "", timing=True)
         finally:
@@ -504,7 +508,13 @@ class FunctionVerifier:
         detail = outcome.detail
         if outcome.kind == "timeout" and self._prepared is not None:
             detail += f" (the original takes {self._prepared.baseline_ms:.1f} ms at the largest size)"
-        return self.runner.verdict(status, detail, example=outcome.example)
+        text = self._checked_on(detail)
+        return self.runner.verdict(status, text, limit=len(text), example=outcome.example)
+
+    def _checked_on(self, detail: str) -> str:
+        """A detail with the inputs the candidate was checked on, where the original's preconditions narrowed them."""
+        notes = self._prepared.preconditions if self._prepared is not None else []
+        return timed_text("", detail, notes)
 
     def _screen(self, code: str, info: FunctionInfo) -> None:
         reason = screen(code, info.text, self.language)

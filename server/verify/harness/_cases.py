@@ -37,11 +37,12 @@ ALIAS_SIZES = [1, 7, 33, 64]
 SPECIAL_KINDS = 7  # NaN, +Inf, -Inf, -0, denormal, -denormal (integers: 0, 1, -1, the limits), then all mixed
 SPECIAL_MIXED = 6
 SPECIAL_SIZES = [3, 17]
+FREE = -(1 << 63)  # a scalar's slot when nothing bounds it from below (the glue's LLONG_MIN)
 
 
 @dataclass(frozen=True)
 class Case:
-    lengths: tuple[int, ...]  # a value per parameter (used for lengths), then the problem size
+    lengths: tuple[int, ...]  # per parameter: a length's value, a scalar's smallest value (FREE: none); then the size
     seed: int
     arrays: ArrayProfile = ArrayProfile.RANDOM
     scalars: ScalarProfile = ScalarProfile.RANDOM
@@ -91,13 +92,22 @@ class Domain:
     large: tuple[tuple[ArrayProfile | ScalarProfile, int], ...] = ()
 
 
-def case(plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None, **kw: object) -> Case:
-    """Every length ``size`` (or its value in ``values``, at least its stated minimum), the problem size ``size``."""
+def case(plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None,
+         floors: dict[int, int] | None = None, **kw: object) -> Case:
+    """Every length ``size`` (or its value in ``values``), the problem size ``size``.
+
+    A length is at least its smallest value (stated, or learned from the original). A scalar's slot holds the
+    smallest value it may be drawn as (its entry in ``floors``, else its stated or learned one, else ``FREE``):
+    the glue raises a drawn value below it to it.
+    """
     lengths = []
     for pp in plan.params:
         if pp.param.role is Role.LENGTH:
             v = values.get(pp.index, size) if values else size
-            lengths.append(max(v, plan.min_lengths.get(pp.param.name, 0)))
+            lengths.append(max(v, plan.lowest(pp) or 0))
+        elif pp.kind == Kind.VALUE:
+            lowest = floors[pp.index] if floors and pp.index in floors else plan.lowest(pp)
+            lengths.append(FREE if lowest is None else lowest)
         else:
             lengths.append(0)
     lengths.append(size)

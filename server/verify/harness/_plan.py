@@ -107,6 +107,9 @@ class HarnessPlan:
     noalias: bool = False  # the callers never pass one buffer for two parameters (annotation ``noalias``)
     target_size: int | None = None  # the problem size the user cares about (annotation or perfalign.toml)
     notes: list[str] = field(default_factory=list)
+    # The smallest value of an integer parameter, learned from the original where it fails below it (``_probe``);
+    # a stated ``min(k)`` wins over it.
+    floors: dict[str, int] = field(default_factory=dict)
 
     @property
     def lengths(self) -> list[ParamPlan]:
@@ -115,6 +118,19 @@ class HarnessPlan:
     @property
     def arrays(self) -> list[ParamPlan]:
         return [p for p in self.params if p.kind in {Kind.IN, Kind.OUT, Kind.VEC_IN, Kind.VEC_OUT, Kind.REF}]
+
+    @property
+    def bounded(self) -> list[ParamPlan]:
+        """The integer parameters whose smallest value may be learned from the original: lengths and drawn integer
+        scalars, unless an annotation states their minimum, value or range."""
+        return [p for p in self.params if p.kind == Kind.VALUE and p.value is None and p.range is None
+                and p.param.name not in self.min_lengths
+                and (p.param.role is Role.LENGTH or p.param.role is Role.SCALAR and cparse.is_integer_type(p.ctype))]
+
+    def lowest(self, pp: ParamPlan) -> int | None:
+        """The smallest value ``pp`` may take: its stated ``min``, else the floor learned from the original."""
+        name = pp.param.name
+        return self.min_lengths[name] if name in self.min_lengths else self.floors.get(name)
 
     def describe_sizes(self, choice: list[int]) -> str:
         parts = [f"size({p.param.name})={p.hypotheses[choice[p.index]]}" for p in self.arrays if p.hypotheses]

@@ -9,7 +9,8 @@ special values, sorted, reversed, constant, few distinct values, zero) or
 within a stated range; records whose fields differ in type are filled field by
 field, and each field's offset, size and kind is reported so results are
 compared field by field. Scalars get their stated value, their length, a value
-in their range, or one drawn by their scalar profile.
+in their range, or one drawn by their scalar profile and raised to the smallest
+value the case gives them (their slot in the case's lengths).
 """
 from __future__ import annotations
 
@@ -342,21 +343,25 @@ def type_glue(plan: HarnessPlan) -> str:
         f"{ext}long long perfalign_int_value(int i, const long long *lens, unsigned long long *rng, int profile) {{",
         f"    {locals_}",
         f"    switch (i) {{ {' '.join(int_values)} default: break; }}",
+        "    long long v;",
         "    switch (profile) {",
-        "    case 1: return 0;",
-        "    case 2: return -(1 + (long long)(perfalign_next(rng) % 8));",
-        "    case 3: return 1000 + (long long)(perfalign_next(rng) % 100000);",
-        "    default: return 1 + (long long)(perfalign_next(rng) % 8);",
+        "    case 1: v = 0; break;",
+        "    case 2: v = -(1 + (long long)(perfalign_next(rng) % 8)); break;",
+        "    case 3: v = 1000 + (long long)(perfalign_next(rng) % 100000); break;",
+        "    default: v = 1 + (long long)(perfalign_next(rng) % 8); break;",
         "    }",
+        "    return v < lens[i] ? lens[i] : v; /* a scalar's slot: the smallest value it may take */",
         "}",
         f"{ext}double perfalign_real_value(int i, const long long *lens, unsigned long long *rng, int profile) {{",
         f"    {locals_}",
         f"    switch (i) {{ {' '.join(real_values)} default: break; }}",
+        "    double v;",
         "    switch (profile) {",
-        "    case 1: return 0.0;",
-        "    case 2: return -(0.5 + perfalign_unit(rng));",
-        "    case 3: return pow(10.0, 3.0 + 3.0 * perfalign_unit(rng));",
-        "    default: return 0.5 + perfalign_unit(rng);",
+        "    case 1: v = 0.0; break;",
+        "    case 2: v = -(0.5 + perfalign_unit(rng)); break;",
+        "    case 3: v = pow(10.0, 3.0 + 3.0 * perfalign_unit(rng)); break;",
+        "    default: v = 0.5 + perfalign_unit(rng); break;",
         "    }",
+        "    return v < (double)lens[i] ? (double)lens[i] : v;",
         "}",
     ])

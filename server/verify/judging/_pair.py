@@ -329,12 +329,14 @@ class Pair:
         ledger = CpuLedger.open(self.original, self.candidate)
         orig_wall = 0.0
         calls = 0
+        current: tuple[Case, list[int], Layout, list[int]] | None = None  # the case being timed
         try:
             for k, case in enumerate(cases):
                 counts = self.counts(case, timeout)
                 placed = self.layout(case, counts, 0)
                 assert placed is not None
                 layout, alias_of = placed
+                current = (case, counts, layout, alias_of)
                 marks = {}
                 for worker in (self.original, self.candidate):
                     worker.cont()
@@ -398,7 +400,13 @@ class Pair:
                     break
         except WorkerFailure as failure:
             if self._by_original(failure):
-                return self._original_failed(failure, None)
+                return self._original_failed(failure, current[0] if current is not None else None, timed=True)
+            if current is not None and failure.kind in ("died", "fault", "fail"):
+                # The candidate may have been called first: a crash on inputs the original cannot handle either
+                # is the original's, never the candidate's.
+                own = self._original_on(*current, timeout)
+                if own is not None:
+                    return self._original_failed(own, current[0], timed=True)
             return self._candidate_failed(failure, timeout, "", timing=True)
         finally:
             for worker in (self.original, self.candidate):
@@ -418,9 +426,28 @@ class Pair:
 
     # ------------------------------------------------------------ failures
 
-    def _original_failed(self, failure: WorkerFailure, case: Case | None) -> Outcome:
+    def _original_on(self, case: Case, counts: list[int], layout: Layout, alias_of: list[int],
+                     timeout: float) -> WorkerFailure | None:
+        """How the original fails on ``case`` too, or None when it handles it (or cannot be asked)."""
+        try:
+            if not self.original.process.alive():
+                return None
+            self.original.cont()
+            self.setup(self.original, case, counts, layout, alias_of, timeout)
+            self.original.call(timeout)
+        except WorkerFailure as failure:
+            return failure if self._by_original(failure) else None
+        return None
+
+    def _original_failed(self, failure: WorkerFailure, case: Case | None, *, timed: bool = False) -> Outcome:
         where = f" ({case.describe(self.plan)})" if case is not None else ""
-        return Outcome("original", f"the original failed on a check case{where}: {describe_failure(failure, 'the original')}")
+        what = "a timed input" if timed else "a check case"
+        detail = f"the original failed on {what}{where}: {describe_failure(failure, 'the original')}"
+        if timed:
+            # Timed inputs are random inputs of the check cases' kind: contents the original cannot handle.
+            detail += ("; perfalign never narrows array or string contents on its own: state what the function "
+                       "needs (range(a)=LO..HI) or verify it with the project's own tests ([project] in perfalign.toml)")
+        return Outcome("original", detail)
 
     def _candidate_failed(self, failure: WorkerFailure, timeout: float, at: str, *, timing: bool = False) -> Outcome:
         if self.candidate.process.output_exceeded.is_set():
