@@ -20,11 +20,16 @@ class Candidate:
     round: int = 1
     parent: int | None = None
     feedback: str | None = None
+    # The strategy the sample was asked for (a key of perfalign.server.optimize.analysis; None: the plain prompt).
+    # A feedback round's answer keeps the strategy of the candidate its conversation began with.
+    strategy: str | None = None
+    strategy_name: str = ""
 
     def to_dict(self) -> dict[str, object]:
         data = self.verdict.to_dict()
         data.update(index=self.index, code=self.code, diff=self.diff, candidate_id=self.candidate_id,
-                    round=self.round, parent=self.parent, feedback=self.feedback)
+                    round=self.round, parent=self.parent, feedback=self.feedback, strategy=self.strategy,
+                    strategy_name=self.strategy_name)
         return data
 
 

@@ -44,3 +44,7 @@ class CandidateRecord:
     parent_id: str | None = None
     round_kind: str | None = None
     round_feedback: str = ""
+    # The strategy the first prompt asked for (None: the plain prompt) and its paragraph, which followed the
+    # request's prompt in the last user message.
+    strategy: str | None = None
+    strategy_prompt: str = ""

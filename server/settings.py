@@ -71,6 +71,9 @@ class Settings(BaseModel):
     # Feedback rounds after the first: failed candidates are shown their error and repaired,
     # correct but not faster ones their timing and improved (0 switches them off).
     feedback_rounds: int = Field(1, ge=0, le=5)
+    # Each sample but the last is asked for a different strategy that an analysis of the function ranked (loop
+    # interchange, hoisting, an array-section reduction, ...); false leaves every sample the plain prompt.
+    strategies: bool = True
     # No feedback round starts, and none goes on, once the job has run this many seconds.
     job_budget_s: float = Field(50.0, gt=0)
     # Feedback rounds stop as soon as this many verified suggestions exist.

@@ -241,9 +241,10 @@ def _apply(file: Path, finished: Finished, best: Candidate, apply_candidate) -> 
 
 
 def _label(c: Candidate) -> str:
-    """``candidate 3``, or ``candidate 5 (repair of 2)`` for an answer of a feedback round."""
+    """``candidate 3``, ``candidate 1 (loop interchange)`` for a sample asked for a strategy, or ``candidate 5
+    (repair of 2)`` for an answer of a feedback round."""
     if c.parent is None:
-        return f"candidate {c.index + 1}"
+        return f"candidate {c.index + 1}" + (f" ({c.strategy_name})" if c.strategy_name else "")
     return f"candidate {c.index + 1} ({c.feedback or 'answer'} of {c.parent + 1})"
 
 
@@ -290,7 +291,9 @@ def _print_result(finished: Finished, interactive: bool) -> None:
     console = Console(highlight=False, force_terminal=None if interactive else False)
     if finished.suggestions:
         best = finished.suggestions[0]
-        console.print(f"[bold green]{finished.function}: candidate {best.index + 1} is {_interval(best)} faster[/]")
+        by = f" ({best.strategy_name})" if best.strategy_name else ""
+        console.print(f"[bold green]{finished.function}: candidate {best.index + 1}{by} is {_interval(best)} "
+                      f"faster[/]")
         console.print(_measured_at(best.verdict), markup=False)
         console.print(Syntax(best.diff, "diff", theme="ansi_dark", background_color="default"))
     console.print(finished.summary)

@@ -204,15 +204,17 @@ def _parent(store: CandidateStore, cand: StoredCandidate | None) -> StoredCandid
 
 
 def _round_lines(cand: StoredCandidate, parent: StoredCandidate | None) -> list[str]:
-    """Which round the candidate came from and, for a feedback round, what it answered."""
+    """Which round the candidate came from, the strategy its prompt asked for and, for a feedback round, what it
+    answered."""
+    asked = [f"asked for: {cand.strategy.replace('_', ' ')}"] if cand.strategy else []
     if cand.round <= 1 and not cand.parent_id:
-        return ["round 1: sampled from the first prompt"]
+        return ["round 1: sampled from the first prompt", *asked]
     what = {"repair": "a repair", "improve": "an improvement"}.get(cand.round_kind or "", "an answer")
     if parent is not None:
         of = f" of candidate {parent.id} ({parent.status})"
     else:
         of = f" of candidate {cand.parent_id}" if cand.parent_id else ""
-    lines = [f"round {cand.round}: {what}{of}"]
+    lines = [f"round {cand.round}: {what}{of}", *asked]
     if cand.round_feedback:
         lines.append("the model was told: " + " ".join(cand.round_feedback.split())[:300])
     return lines
@@ -267,7 +269,8 @@ def show_cmd(ident: str, database: Path | None, as_json: bool) -> None:
         console.rule(f"{len(siblings)} candidates")
         for c in siblings:
             feedback = ", ".join(f.action for f in c.feedback)
-            origin = f"round {c.round}" + (f", {c.round_kind} of {c.parent_id}" if c.parent_id else "")
+            origin = f"round {c.round}" + (f", {c.round_kind} of {c.parent_id}" if c.parent_id else "") \
+                + (f", {c.strategy.replace('_', ' ')}" if c.strategy else "")
             console.print(f"{c.id}  {c.model}  {c.status:16} {_speedup(c.verdict.speedup)}  {origin}  {feedback}")
         return
     console.rule(f"candidate {cand.id} from {cand.model}" + (f"+{cand.adapter}" if cand.adapter else ""))

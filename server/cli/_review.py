@@ -194,6 +194,8 @@ class ReviewApp(App[int]):
     def _pane(self, role: str, c: StoredCandidate, original: str, lexer: str) -> Group:
         head = Text(f"{role} {c.id}\n", style="bold")
         head.append(f"{c.status}{_speedup(c)}", style="green" if c.status == "faster" else "red")
+        if c.strategy:
+            head.append(f"\nasked for: {c.strategy.replace('_', ' ')}", style="italic")
         flags = _flags(c)
         if flags:
             head.append("\n" + "; ".join(flags), style="italic")

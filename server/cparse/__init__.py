@@ -13,6 +13,7 @@ from ._annotations import parse_annotations
 from ._body import LoopRange, column_expressions, global_writes, index_expressions, local_definitions, loop_ranges
 from ._info import FunctionInfo, Param, Role
 from ._lookup import find_function, list_functions
+from ._params import base_name, subscript_parts
 from ._records import Record, record_layout
 from ._scope import FileScopeDeclaration, body_span, file_scope_declarations
 from ._tree import first_error_line, language_for, node_text, parse, walk
@@ -26,6 +27,7 @@ __all__ = [
     "Param",
     "Record",
     "Role",
+    "base_name",
     "body_span",
     "column_expressions",
     "container_of",
@@ -44,6 +46,7 @@ __all__ = [
     "parse",
     "parse_annotations",
     "record_layout",
+    "subscript_parts",
     "vector_element",
     "walk",
 ]

@@ -577,7 +577,7 @@ def _suggestion(ls: PerfalignServer, candidate: Any) -> Suggestion:
     return Suggestion(
         key=ls.next_key(),
         code=replacement,
-        title=apply_title(verdict),
+        title=apply_title(verdict, candidate.strategy_name),
         candidate_id=candidate.candidate_id,
         diff=candidate.diff,
         speedup=verdict.speedup,
@@ -585,6 +585,7 @@ def _suggestion(ls: PerfalignServer, candidate: Any) -> Suggestion:
         low=verdict.ci95[0] if verdict.ci95 is not None else verdict.speedup,
         evidence=scaling_summary(verdict.scaling, verdict.compiler_alone),
         plot=scaling_svg(verdict.scaling, verdict.compiler_alone),
+        strategy=candidate.strategy_name,
     )
 
 

@@ -621,8 +621,9 @@ def suggestion_label(suggestion: Suggestion) -> str:
     return f" ({suggestion.speedup:.1f}× rewrite)" if suggestion.speedup is not None else ""
 
 
-def apply_title(verdict: Any) -> str:
-    title = "Apply verified rewrite"
+def apply_title(verdict: Any, strategy: str = "") -> str:
+    """``Apply verified rewrite (loop interchange): 3.2× faster (95% CI 3.0–3.4×)``."""
+    title = f"Apply verified rewrite ({strategy})" if strategy else "Apply verified rewrite"
     if verdict.speedup is None:
         return title
     head = ((getattr(verdict, "scaling", None) or {}).get("headline")) or {}
@@ -653,4 +654,6 @@ def found_summary(function: str, offer: Offer, *, checking: bool = False) -> str
     best = offered[0]
     count = f"{len(offered)} verified rewrites" if len(offered) > 1 else "a verified rewrite"
     later = " (still checking the other candidates)" if checking else ""
-    return f"perfalign: {count} of {function}{later}; best {best.title.split(': ', 1)[-1]}. Use the code action to apply it."
+    by = f"{best.strategy}, " if best.strategy else ""
+    return (f"perfalign: {count} of {function}{later}; best {by}{best.title.split(': ', 1)[-1]}. Use the code action "
+            f"to apply it.")

@@ -45,8 +45,13 @@ from ._stages import (
     record_rows,
 )
 from ._targets import FileProblem, Found, Target, find_targets, order_targets
+from .analysis import Analysis, Strategy, analyse, plan_samples
 
 __all__ = [
+    "Analysis",
+    "Strategy",
+    "analyse",
+    "plan_samples",
     "BATCH_MODES",
     "STATE_FILE",
     "Applied",

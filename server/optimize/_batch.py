@@ -265,6 +265,7 @@ def _run_one(item: Item, settings: Settings, options: BatchOptions, backend: Loc
             mode=item.mode, threads=v.threads, flags=list(v.flags), compiler_alone=v.compiler_alone,
             code=candidate.code, diff=candidate.diff, replacement=extraction.candidate.replacement,
             includes=list(extraction.candidate.includes), candidate_id=candidate.candidate_id,
+            strategy=candidate.strategy_name or None,
         ))
     return result(outcome, finished.summary, candidates=len(finished.candidates), suggestions=found,
                   request_id=finished.request_id)

@@ -46,6 +46,7 @@ class Suggestion:
     replacement: str  # the text that replaces the function's byte range
     includes: list[str]  # includes the rewrite needs that the file may lack
     candidate_id: str | None = None
+    strategy: str | None = None  # the strategy its prompt asked for, in words ("loop interchange"); None: plain
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Suggestion:

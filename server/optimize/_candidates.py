@@ -17,6 +17,7 @@ from ..cparse import FunctionInfo
 from ..diffs import unified_diff
 from ..events import Candidate, CandidateGenerated, Event, VerdictReady
 from ..verdict import Verdict
+from .analysis import Strategy
 from ._extract import Extraction, dedupe_key, extract
 from ._ranking import no_code_verdict
 
@@ -28,6 +29,7 @@ class Origin:
     round: int = 1
     parent: int | None = None
     feedback: str | None = None  # "repair" | "improve"
+    strategy: Strategy | None = None  # what the conversation's first prompt asked for
 
 
 FIRST = Origin()
@@ -61,6 +63,10 @@ class CandidateBook:
     def of_round(self, number: int) -> list[Candidate]:
         """The round's completed candidates that were verified for themselves (repeats left out), in order."""
         return [c for c in self.ordered() if c.round == number and c.index not in self.repeats]
+
+    def origin_of(self, index: int) -> Origin:
+        """Where sample ``index`` came from (round 1 when it is not known)."""
+        return self._origins.get(index, FIRST)
 
     def add_sample(self, index: int, raw: str, verify: Callable[[int, str], None],
                    origin: Origin = FIRST) -> Iterator[Event]:
@@ -107,8 +113,11 @@ class CandidateBook:
 
     def _candidate(self, index: int, code: str, diff: str, verdict: Verdict, raw: str) -> Candidate:
         origin = self._origins.get(index, FIRST)
+        strategy = origin.strategy
         return Candidate(index=index, code=code, diff=diff, verdict=verdict, raw_output=raw, round=origin.round,
-                         parent=origin.parent, feedback=origin.feedback)
+                         parent=origin.parent, feedback=origin.feedback,
+                         strategy=strategy.key if strategy is not None else None,
+                         strategy_name=strategy.name if strategy is not None else "")
 
     def _finish(self, candidate: Candidate) -> Iterator[Event]:
         self.done[candidate.index] = candidate

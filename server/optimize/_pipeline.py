@@ -1,7 +1,9 @@
-"""The optimize pipeline: parse → prompt → sample N → extract → verify each → rank, with every step recorded.
+"""The optimize pipeline: parse → analyse → prompt → sample N → extract → verify each → rank, every step recorded.
 
 :func:`run_optimize` yields events (``perfalign.server.events``) so the CLI and
-the language server can show progress. The job composes the pipeline's
+the language server can show progress. The function is analysed first
+(``analysis``): each sample's prompt asks for a different strategy the
+analysis ranked, and the last stays the plain prompt. The job composes the pipeline's
 stages (``_stages``): sampling runs in one thread and verification in
 another, and the code the job extracts from each sample reaches the verifying
 thread through a ``SampleQueue``, so a candidate is checked as soon as the
@@ -17,8 +19,11 @@ while the job's budget (``job_budget_s``) allows and until enough verified
 suggestions (``enough_suggestions``) exist. A round starts only when the budget
 left is at least the time the round before it took to its first verdict: the
 least a round of the same model on the same function can be expected to take.
-The first round never waits for them: its suggestions are reported as soon as
-they are verified.
+A job whose first round found nothing is the exception: it always gets its
+first feedback round (when the settings allow one), with as long again as the
+first round took, past the budget if need be, since a repair is its best chance
+left; the budget still decides every later round. The first round never waits for them: its suggestions are reported as
+soon as they are verified.
 """
 from __future__ import annotations
 
@@ -39,9 +44,10 @@ from ..settings import Settings
 from ..verdict import TIMED, Status, Verdict
 from ..verify import FunctionVerifier
 from . import _stages
-from ._candidates import FIRST, CandidateBook
+from ._candidates import CandidateBook, Origin
 from ._log import JobLog, StoreLike
 from ._prompts import MODES, PROMPT_VERSION, STOP, build_messages, feedback_kind
+from .analysis import Analysis, Strategy, analyse, plan_samples
 from ._rounds import FollowUp, Rounds, describe
 from ._ranking import suggestions, summarize
 
@@ -78,6 +84,7 @@ class _Target:
     text: str
     language: str
     info: FunctionInfo
+    analysis: Analysis | None = None
 
 
 def run_optimize(
@@ -103,10 +110,16 @@ def run_optimize(
     except _Refused as refusal:
         yield Finished(function=name, mode=mode, summary=str(refusal), outcome=Outcome.ERROR)
         return
+    if settings.strategies:
+        yield Progress(0.01, f"analysing {target.info.name}")
+        target.analysis = analyse(target.info, target.text, mode, settings, source_path=request.path)
+        for note in target.analysis.notes:
+            yield Progress(0.01, note)
     job = _Job(request, settings, target, backend, store, started)
     job.start()
     try:
-        yield Progress(0.02, f"optimizing {target.info.name} ({mode}) with {job.model_name}")
+        plan = f"; {target.analysis.summary()}" if target.analysis is not None else ""
+        yield Progress(0.02, f"optimizing {target.info.name} ({mode}) with {job.model_name}{plan}")
         yield from job.run(cancel)
     finally:
         job.stop()
@@ -123,6 +136,9 @@ class _Job:
         self.settings, self.info, self.mode, self.started = settings, target.info, request.mode, started
         self.messages = build_messages(self.info, self.mode, settings)
         self.n = request.samples or settings.samples
+        ranked = target.analysis.strategies if target.analysis is not None else []
+        self.strategies: list[Strategy | None] = plan_samples(ranked, self.n)
+        self.prompts = [build_messages(self.info, self.mode, settings, s) for s in self.strategies]
         threads = settings.threads if self.mode == "openmp" else 1
         self.params = _sampling_params(request)
         self.log = JobLog(store)
@@ -132,7 +148,8 @@ class _Job:
         params = self.params
         self.sampling = {"n": self.n, "max_tokens": params.max_tokens, "temperature": params.temperature,
                          "top_p": params.top_p, "seed": params.seed}
-        self.rounds = Rounds(self.messages, self.info, self.mode, settings, limit=self.n, seed=params.seed)
+        self.rounds = Rounds(self.prompts, self.strategies, self.info, self.mode, settings, limit=self.n,
+                             seed=params.seed)
         self.replies: _stages.SampleQueue[tuple[int, str]] = _stages.SampleQueue()
         self.events: queue.Queue[_stages.WorkerEvent] = queue.Queue()
         # a parallel candidate is timed on its threads' cores: the backend is told, and makes room
@@ -148,11 +165,13 @@ class _Job:
         self.first_share = 0.85 if self.rounds.allowed else 1.0
         self.current: list[FollowUp] = []  # the feedback round running now
         self.seen_before = self.done_before = 0  # samples and verdicts before it
-        self.deadline = started + settings.job_budget_s
+        self.deadline = started + settings.job_budget_s  # no round starts after it
+        self.round_deadline = self.deadline  # the running round stops at it (later for a round given more time)
         self.round_began = started
         self.first_verdict_s: float | None = None  # how long the current round took to its first verdict
         self.cancelled = False
         self.stopped = ""  # why a feedback round was stopped early
+        self.extended = False  # the first feedback round ran past the budget (the first round found nothing)
         self.sampling_done = False
         self.sampling_error: str | None = None
         self.round_error: str | None = None
@@ -163,16 +182,18 @@ class _Job:
         self.checker = _stages.in_thread("perfalign-verify", _stages.verify_replies, self.verifier, self.slot,
                                          self.replies, self.events)
         self.samplers.append(_stages.in_thread("perfalign-sample", _stages.sample_replies, self.slot, self.settings,
-                                               self.model, self.messages, self.n, self.params,
-                                               self.replies.cancelled, self.events))
+                                               self.model, self.prompts, self.params, self.replies.cancelled,
+                                               self.events))
 
     def _record(self, candidate: Candidate) -> None:
         followup = self.rounds.planned.get(candidate.index)
         parent = self.book.done.get(followup.parent) if followup is not None else None
+        strategy = self.book.origin_of(candidate.index).strategy
         _stages.record_candidate(
             self.log, candidate, model=self.model_name, sampling=self.sampling, followup=followup,
             adapter=getattr(getattr(self.slot.backend, "model_info", None), "adapter_name", None),
-            parent_id=parent.candidate_id if parent is not None else None)
+            parent_id=parent.candidate_id if parent is not None else None,
+            strategy_prompt=strategy.paragraph() if strategy is not None else "")
 
     def run(self, cancel: threading.Event | None) -> Iterator[Event]:
         """The job's loop: the workers' events in the order they come, until every round is over or the job ends."""
@@ -182,8 +203,10 @@ class _Job:
                 self.cancelled = True
                 return
             round_over = self.sampling_done and not self.book.waiting
-            if self.current and not round_over and time.monotonic() >= self.deadline:
-                self.stopped = f"the feedback round stopped at the {self.settings.job_budget_s:g} s budget"
+            if self.current and not round_over and time.monotonic() >= self.round_deadline:
+                self.stopped = (f"the feedback round stopped at the {self.settings.job_budget_s:g} s budget"
+                                if not self.extended else "the feedback round stopped: it had taken as long as the "
+                                                          "first round")
                 return
             if self.current and len(suggestions(self.book.ordered())) >= self.settings.enough_suggestions:
                 return
@@ -225,7 +248,7 @@ class _Job:
                     self.sampling_error = error
             case _stages.Sampled(index, raw):
                 followup = self.rounds.planned.get(index)
-                origin = followup.origin if followup is not None else FIRST
+                origin = followup.origin if followup is not None else Origin(strategy=self.strategies[index])
                 yield from self.book.add_sample(index, raw, verify=lambda i, code: self.replies.put((i, code)),
                                                 origin=origin)
                 yield self.progress()
@@ -255,9 +278,13 @@ class _Job:
         rounds, book, settings = self.rounds, self.book, self.settings
         if rounds.number > rounds.allowed or len(suggestions(book.ordered())) >= settings.enough_suggestions:
             return []
-        left = self.deadline - time.monotonic()
+        now = time.monotonic()
+        left = self.deadline - now
         first_verdict_s = self.first_verdict_s
-        if left <= 0 or (first_verdict_s is not None and left < first_verdict_s):
+        short = left <= 0 or (first_verdict_s is not None and left < first_verdict_s)
+        # nothing found yet: the first feedback round runs anyway, given as long as the first round took
+        extend = short and rounds.number == 1 and not suggestions(book.ordered())
+        if short and not extend:
             if any(feedback_kind(c.verdict) and c.code for c in book.of_round(rounds.number)):
                 further = "further " if rounds.number > 1 else ""
                 which = "the first round" if rounds.number == 1 else f"round {rounds.number}"
@@ -267,6 +294,11 @@ class _Job:
                                 f"left, less than the {first_verdict_s:.0f} s {which} took to its first verdict")
             return []
         followups = rounds.plan(book.of_round(rounds.number), next_index=max(book.done, default=-1) + 1)
+        if followups and extend:
+            self.round_deadline = max(self.deadline, now + max(now - self.started, first_verdict_s or 0.0))
+            self.extended = True
+        elif followups:
+            self.round_deadline = self.deadline
         if followups:
             turns = [(f.index, f.turn.messages, f.seed) for f in followups]
             self.samplers.append(_stages.in_thread("perfalign-sample", _stages.sample_turns, self.slot, turns,
@@ -306,6 +338,9 @@ class _Job:
                 stopped = f"sampling stopped early: {self.round_error}"
             summary += _rounds_note(candidates, stopped)
         elapsed = time.monotonic() - self.started
+        if self.extended and elapsed > settings.job_budget_s and outcome not in (Outcome.CANCELLED, Outcome.ERROR):
+            summary += (f"; the first round found nothing, so its feedback round ran past the "
+                        f"{settings.job_budget_s:g} s budget")
         return Finished(function=info.name, mode=self.mode, summary=f"{summary}{self.log.note} [{elapsed:.0f} s]",
                         outcome=outcome, candidates=candidates, suggestions=found, request_id=self.log.request_id,
                         start_byte=info.start_byte, end_byte=info.end_byte, original_code=info.text)

@@ -15,8 +15,9 @@ from typing import Protocol
 
 from ..settings import Settings
 from ..verdict import Status, Verdict
+from .analysis import Strategy
 
-PROMPT_VERSION = "2026-11-30.2"
+PROMPT_VERSION = "2026-12-06.1"
 FEEDBACK_PROMPT_VERSION = "feedback-2026-12-05.3"
 MODES = ("serial", "openmp")
 # Sampling stops at a closing fence followed by a blank line: the explanation models
@@ -41,11 +42,12 @@ TASKS = {
         "Parallelize this function with OpenMP for {threads} threads. Put each `#pragma omp` directive "
         "inside the function body, right before the loop it applies to, so that the result is the same as "
         "the serial code: no data races, and every scalar that the iterations add up or combine is in a "
-        "reduction clause. Variables declared inside the loop are already private. Never put a pointer, "
-        "an array or an array section in a private or reduction clause, and never reduce into an array "
-        "element; loops whose iterations write different elements need no clause at all. Use only "
-        "`parallel for`, `reduction`, `collapse` and `schedule`, and keep the loop bodies as they are "
-        "unless a loop must be restructured to parallelize. Do not call omp_set_num_threads."
+        "reduction clause. Variables declared inside the loop are already private. Unless a strategy below "
+        "allows more: never put a pointer, an array or an array section in a private or reduction clause, "
+        "never reduce into an array element, and use only `parallel for`, `reduction`, `collapse` and "
+        "`schedule`. Loops whose iterations write different elements need no clause at all. Keep the loop "
+        "bodies as they are unless a loop must be restructured to parallelize. Do not call "
+        "omp_set_num_threads."
     ),
 }
 
@@ -91,8 +93,10 @@ def _fence(language: str) -> str:
     return "cpp" if language == "cpp" else "c"
 
 
-def build_messages(function_info: FunctionLike, mode: str, settings: Settings) -> list[dict[str, str]]:
-    """The chat messages asking for a faster (``serial``) or parallel (``openmp``) rewrite."""
+def build_messages(function_info: FunctionLike, mode: str, settings: Settings,
+                   strategy: Strategy | None = None) -> list[dict[str, str]]:
+    """The chat messages asking for a faster (``serial``) or parallel (``openmp``) rewrite; with a ``strategy``,
+    its paragraph follows the plain prompt (:func:`with_strategy`)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     language = function_info.language
@@ -110,7 +114,19 @@ def build_messages(function_info: FunctionLike, mode: str, settings: Settings) -
         code=function_info.text.strip(),
         signature=" ".join(function_info.signature.split()),
     )
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return with_strategy(messages, strategy.paragraph()) if strategy is not None else messages
+
+
+def with_strategy(messages: list[dict[str, str]], paragraph: str) -> list[dict[str, str]]:
+    """The plain prompt's messages with a strategy's paragraph after the last user message's text: the shared
+    prefix of a job's prompts stays the plain prompt, read once for all its samples."""
+    if not paragraph:
+        return messages
+    out = [dict(m) for m in messages]
+    last = max(i for i, m in enumerate(out) if m["role"] == "user")
+    out[last]["content"] = f"{out[last]['content']}\n\n{paragraph}"
+    return out
 
 
 def build_prompt(function_info: FunctionLike, mode: str, settings: Settings) -> Prompt:

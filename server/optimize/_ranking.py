@@ -30,8 +30,9 @@ def summarize(candidates: list[Candidate], found: list[Candidate], threshold: fl
     if found:
         best = found[0].verdict
         low, high = best.ci95 or (0.0, 0.0)
+        by = f" by {found[0].strategy_name}" if found[0].strategy_name else ""
         return Outcome.FOUND, (
-            f"{len(found)} of {n} candidate{'s' if n != 1 else ''} verified faster; best "
+            f"{len(found)} of {n} candidate{'s' if n != 1 else ''} verified faster; best{by} "
             f"{best.speedup:.2f}× (95% interval {low:.2f}–{high:.2f}×)"
         )
     if n == 0:

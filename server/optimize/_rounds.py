@@ -6,7 +6,9 @@ or crashed is shown its first error and asked for a corrected function
 timing and asked for a faster one (``improve``); a reply that held no whole
 function is sent back as it was, with a request for the whole function.
 Repairs go first, at most ``limit`` turns a round, and the same candidate
-with the same feedback is never sent twice. The pipeline decides whether a round runs at all (the
+with the same feedback is never sent twice. A turn continues the
+conversation of the first-round sample its candidate descends from: that
+sample's prompt, with the strategy it asked for. The pipeline decides whether a round runs at all (the
 budget, enough suggestions); this module only plans and describes them.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..events import Candidate
 from ..settings import Settings
 from ._candidates import Origin
 from ._prompts import FeedbackTurn, build_feedback
+from .analysis import Strategy
 
 
 @dataclass(frozen=True)
@@ -29,18 +32,21 @@ class FollowUp:
     round: int
     turn: FeedbackTurn
     seed: int
+    root: int  # the first-round sample whose conversation it continues
+    strategy: Strategy | None = None
 
     @property
     def origin(self) -> Origin:
-        return Origin(round=self.round, parent=self.parent, feedback=self.turn.kind)
+        return Origin(round=self.round, parent=self.parent, feedback=self.turn.kind, strategy=self.strategy)
 
 
 class Rounds:
     """The feedback rounds of one job."""
 
-    def __init__(self, first_messages: list[dict[str, str]], info: FunctionInfo, mode: str, settings: Settings,
-                 limit: int, seed: int) -> None:
-        self.first_messages = first_messages
+    def __init__(self, prompts: list[list[dict[str, str]]], strategies: list[Strategy | None], info: FunctionInfo,
+                 mode: str, settings: Settings, limit: int, seed: int) -> None:
+        self.prompts = prompts  # the first round's, one a sample
+        self.strategies = strategies
         self.info = info
         self.mode = mode
         self.settings = settings
@@ -60,7 +66,8 @@ class Rounds:
         repairs: list[tuple[Candidate, FeedbackTurn]] = []
         improvements: list[tuple[Candidate, FeedbackTurn]] = []
         for candidate in finished:
-            turn = build_feedback(self.first_messages, self.info, self.mode, self.settings, candidate.code,
+            root = self.root_of(candidate.index)
+            turn = build_feedback(self.prompts[root], self.info, self.mode, self.settings, candidate.code,
                                   candidate.verdict, raw=candidate.raw_output)
             if turn is None:
                 continue
@@ -74,11 +81,20 @@ class Rounds:
             self._sent.add((" ".join((candidate.code or candidate.raw_output).split()), turn.text))
             index = next_index + offset
             seed = (self.seed + 7919 * (index + 1)) & 0x7FFFFFFF
-            out.append(FollowUp(index=index, parent=candidate.index, round=number, turn=turn, seed=seed))
+            root = self.root_of(candidate.index)
+            out.append(FollowUp(index=index, parent=candidate.index, round=number, turn=turn, seed=seed, root=root,
+                                strategy=self.strategies[root]))
         if out:
             self.number = number
             self.planned.update((f.index, f) for f in out)
         return out
+
+    def root_of(self, index: int) -> int:
+        """The first-round sample whose conversation sample ``index`` belongs to."""
+        followup = self.planned.get(index)
+        if followup is not None:
+            return followup.root
+        return min(index, len(self.prompts) - 1)
 
 
 def describe(followups: list[FollowUp]) -> str:

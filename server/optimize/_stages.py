@@ -170,18 +170,27 @@ def in_thread(name: str, stage: Callable[..., None], *args: object) -> threading
 # --- sample -------------------------------------------------------------------------------------------
 
 
-def sample_replies(slot: ModelSlot, settings: Settings, model: str | None, messages: list[dict[str, str]], n: int,
+def sample_replies(slot: ModelSlot, settings: Settings, model: str | None, prompts: list[list[dict[str, str]]],
                    params: SamplingParams, cancel: threading.Event, events: queue.Queue[WorkerEvent]) -> None:
-    """Load the model when the slot is empty, then sample ``n`` candidates; ends with :class:`SamplingDone`."""
+    """Load the model when the slot is empty, then sample one candidate for each prompt (sample ``i`` drawn with
+    seed ``params.seed + i``, the same prompt ``n`` times as one request); ends with :class:`SamplingDone`."""
 
     def work() -> None:
         if slot.backend is None:
             name = model or settings.model
             events.put(Note(f"loading {name}" if settings.backend != "fake" else "loading replies"))
             slot.backend = create_backend(settings, model=model)
+        n = len(prompts)
         events.put(Note(f"sampling {n} candidates"))
-        slot.backend.generate(messages, n, params, cancel=cancel,
-                              on_sample=lambda i, raw: events.put(Sampled(i, raw)))
+
+        def on_sample(index: int, raw: str) -> None:
+            events.put(Sampled(index, raw))
+
+        if all(p == prompts[0] for p in prompts):
+            slot.backend.generate(prompts[0], n, params, cancel=cancel, on_sample=on_sample)
+        else:
+            slot.backend.generate_turns(prompts, params, [params.seed + i for i in range(n)], cancel=cancel,
+                                        on_sample=on_sample)
 
     _until_done(work, events)
 
@@ -386,9 +395,11 @@ class Verifying:
 
 
 def record_candidate(log: JobLog, candidate: Candidate, *, model: str, adapter: str | None,
-                     sampling: dict[str, object], followup: FollowUp | None, parent_id: str | None) -> None:
+                     sampling: dict[str, object], followup: FollowUp | None, parent_id: str | None,
+                     strategy_prompt: str = "") -> None:
     """The record stage of an optimize job: a completed candidate, with the prompt and sampling that made it, goes
-    to the store; its id there (None when it was not logged) is set on it."""
+    to the store; its id there (None when it was not logged) is set on it. ``strategy_prompt`` is the paragraph of
+    the candidate's strategy that followed the request's prompt."""
     if followup is None:
         extra: dict[str, object] = {"prompt_version": PROMPT_VERSION,
                                     "sampling": {**sampling, "index": candidate.index}}
@@ -400,7 +411,8 @@ def record_candidate(log: JobLog, candidate: Candidate, *, model: str, adapter: 
                  "round_kind": followup.turn.kind, "round_feedback": followup.turn.text}
     candidate.candidate_id = log.candidate(CandidateRecord(
         model=model, code=candidate.code, verdict=candidate.verdict, raw_output=candidate.raw_output,
-        adapter=adapter, diff=candidate.diff, **extra,  # type: ignore[arg-type]
+        adapter=adapter, diff=candidate.diff, strategy=candidate.strategy, strategy_prompt=strategy_prompt,
+        **extra,  # type: ignore[arg-type]
     ))
 
 

@@ -93,7 +93,8 @@ def build_html(run: BatchRun, patches: list[Patch], problems: list[tuple[str, st
             alone = (f"; the compiler alone (-O3 -march=native): {s.compiler_alone:.2f}×"
                      if s.compiler_alone is not None else "")
             where = f"patch: patches/{escape(patch.name)}" if patch.text else escape(f"no patch: {patch.problem}")
-            parts.append(f"<details open><summary>{s.speedup:.2f}× [{s.ci95[0]:.2f}, {s.ci95[1]:.2f}] at "
+            by = f"{s.strategy}: " if s.strategy else ""
+            parts.append(f"<details open><summary>{escape(by)}{s.speedup:.2f}× [{s.ci95[0]:.2f}, {s.ci95[1]:.2f}] at "
                          f"{escape(' '.join(s.flags) or 'the default flags')}{escape(alone)}; {where}</summary>"
                          f"<pre>{_diff_html(s.diff)}</pre></details>")
     parts.append("</body></html>")

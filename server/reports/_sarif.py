@@ -29,7 +29,8 @@ def _cut(text: str, limit: int) -> str:
 def _message(patch: Patch, mode: str, fix_note: str) -> str:
     """What was found and where the patch is first, so that a cut message still says it; the details last."""
     s = patch.suggestion
-    text = (f"{patch.function}: a rewrite verified {s.speedup:.2f}× faster "
+    by = f" by {s.strategy}" if s.strategy else ""
+    text = (f"{patch.function}: a rewrite{by} verified {s.speedup:.2f}× faster "
             f"(95% interval {s.ci95[0]:.2f}–{s.ci95[1]:.2f}×, {mode}"
             f"{f', {s.threads} threads' if mode == 'openmp' else ''}).{fix_note} Patch: patches/{patch.name}. "
             f"Measured at {' '.join(s.flags) or 'the default flags'}")
@@ -97,7 +98,8 @@ def build_sarif(items: list[Item], patches: list[Patch], root: Path, version: st
             "properties": {"speedup": round(s.speedup, 4), "ci95": [round(s.ci95[0], 4), round(s.ci95[1], 4)],
                            "mode": item.mode, "threads": s.threads, "flags": s.flags, "patch": f"patches/{patch.name}",
                            **({"compilerAlone": round(s.compiler_alone, 4)} if s.compiler_alone is not None else {}),
-                           **({"candidateId": s.candidate_id} if s.candidate_id else {})},
+                           **({"candidateId": s.candidate_id} if s.candidate_id else {}),
+                           **({"strategy": s.strategy} if s.strategy else {})},
         }
         if not fix_note:
             result["fixes"] = [_fix(item, patch)]

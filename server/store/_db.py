@@ -310,6 +310,8 @@ class CandidateStore:
             "parent_id": cand.parent_id,
             "round_kind": cand.round_kind,
             "round_feedback": cand.round_feedback,
+            "strategy": cand.strategy,
+            "strategy_prompt": cand.strategy_prompt,
             "evidence": json.dumps({"scaling": verdict["scaling"]}) if verdict.get("scaling") else None,
             "lease": json.dumps(verdict["lease"]) if verdict.get("lease") else None,
         }

@@ -17,6 +17,14 @@
   SFT), ``kind`` (``repair`` or ``improve``), the statuses, ``split``. The
   rules are in ``_pairs.repair_pairs``.
 
+A candidate whose prompt asked for a strategy answered the request's prompt
+with the strategy's paragraph after it (``prompt_for``): an SFT example and a
+repair pair are written with the prompt the model was given; a preference
+pair with the prompt both its candidates answered, or the request's plain
+prompt when they answered different strategies. Rows name the strategies
+(``strategy``, ``chosen_strategy``, ``rejected_strategy``; null for the plain
+prompt).
+
 Reviews (``_reviews``) apply to the pairs and SFT examples: an excluded item
 is left out, a ``prefer_other`` pair is written the other way round, and
 every such row says ``review`` (``unreviewed``, ``approved`` or ``flipped``),
@@ -64,6 +72,20 @@ def compilable_source(req: StoredRequest) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def prompt_for(req: StoredRequest, *candidates: StoredCandidate) -> list[dict[str, str]]:
+    """The prompt ``candidates`` all answered: the request's, with their strategy's paragraph after the last user
+    message's text when they share one; the request's plain prompt otherwise."""
+    paragraphs = {c.strategy_prompt for c in candidates}
+    if len(paragraphs) != 1 or not (paragraph := paragraphs.pop()):
+        return req.prompt_messages
+    out = [dict(m) for m in req.prompt_messages]
+    last = max((i for i, m in enumerate(out) if m.get("role") == "user"), default=None)
+    if last is None:
+        return req.prompt_messages
+    out[last]["content"] = f"{out[last]['content']}\n\n{paragraph}"
+    return out
+
+
 def _usable(req: StoredRequest) -> bool:
     return req.code_stored and bool(req.prompt_messages) and bool(req.original_code)
 
@@ -77,7 +99,7 @@ def _requests_with_candidates(store: CandidateStore, since: str | None) -> Itera
 
 def _pair_row(req: StoredRequest, pair: Pair, eval_percent: int) -> dict[str, Any]:
     return {
-        "prompt": req.prompt_messages,
+        "prompt": prompt_for(req, pair.chosen, pair.rejected),
         "chosen": assistant(pair.chosen.code, req.language),
         "rejected": assistant(pair.rejected.code, req.language),
         "chosen_speedup": pair.chosen.verdict.speedup,
@@ -91,6 +113,8 @@ def _pair_row(req: StoredRequest, pair: Pair, eval_percent: int) -> dict[str, An
         "request_id": req.id,
         "chosen_id": pair.chosen.id,
         "rejected_id": pair.rejected.id,
+        "chosen_strategy": pair.chosen.strategy,
+        "rejected_strategy": pair.rejected.strategy,
     }
 
 
@@ -161,7 +185,8 @@ def iter_sft(
                 continue
             seen.add((req.function_key, good.code_hash))
             yield {
-                "messages": [*req.prompt_messages, *assistant(good.code, req.language)],
+                "messages": [*prompt_for(req, good), *assistant(good.code, req.language)],
+                "strategy": good.strategy,
                 "function_key": req.function_key,
                 "mode": req.mode,
                 "split": split_for(req.function_key, eval_percent),
@@ -221,7 +246,7 @@ def iter_repair(
             if approved_only and decided[1].state == UNREVIEWED:
                 continue
             fixed, failed = pair.chosen, pair.rejected
-            prompt = [*req.prompt_messages, *assistant(failed.code, req.language),
+            prompt = [*prompt_for(req, fixed), *assistant(failed.code, req.language),
                       {"role": "user", "content": fixed.round_feedback}]
             chosen = assistant(fixed.code, req.language)
             yield {
@@ -230,6 +255,7 @@ def iter_repair(
                 "rejected": assistant(failed.code, req.language),
                 "messages": [*prompt, *chosen],
                 "kind": fixed.round_kind,
+                "strategy": fixed.strategy,
                 "round": fixed.round,
                 "feedback": fixed.round_feedback,
                 "chosen_status": fixed.status,

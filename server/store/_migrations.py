@@ -204,6 +204,19 @@ def m006_candidate_lease(db: Database) -> None:
     _run(db, "ALTER TABLE candidates ADD COLUMN lease TEXT")
 
 
+@migrations()
+def m007_candidate_strategy(db: Database) -> None:
+    """The strategy a candidate's first prompt asked for (NULL: the plain prompt, and every candidate logged before
+    strategies) and the paragraph that asked for it, after the request's prompt."""
+    _run(
+        db,
+        """
+ALTER TABLE candidates ADD COLUMN strategy TEXT;
+ALTER TABLE candidates ADD COLUMN strategy_prompt TEXT NOT NULL DEFAULT ''
+""",
+    )
+
+
 def known_names() -> list[str]:
     """The names of every migration this version of perfalign knows, in order."""
     return [m.name for m in migrations.pending(Database(memory=True))]

@@ -113,6 +113,10 @@ class StoredCandidate:
     parent_id: str | None = None
     round_kind: str | None = None
     round_feedback: str = ""
+    # The strategy the conversation's first prompt asked for (None: the plain prompt) and the paragraph that
+    # followed the request's prompt (``prompt_for`` puts them together).
+    strategy: str | None = None
+    strategy_prompt: str = ""
 
     @property
     def status(self) -> str:
@@ -156,6 +160,8 @@ class StoredCandidate:
             parent_id=row.get("parent_id"),
             round_kind=row.get("round_kind"),
             round_feedback=row.get("round_feedback") or "",
+            strategy=row.get("strategy"),
+            strategy_prompt=row.get("strategy_prompt") or "",
         )
 
 

@@ -59,3 +59,32 @@ def test_batched_sampling_reports_each_sample_and_cancels(backend) -> None:  # t
     with pytest.raises(BackendCancelled):
         backend.generate(messages, 2, SamplingParams(max_tokens=2000, temperature=0.8, top_p=0.95, seed=1), cancel=cancel)
     assert time.monotonic() - started < 30
+
+
+COL_SUMS = """void col_sums(const double *restrict m, double *restrict out, int rows, int cols) {
+    for (int j = 0; j < cols; j++) {
+        double s = 0.0;
+        for (int i = 0; i < rows; i++)
+            s += m[i * cols + j];
+        out[j] = s;
+    }
+}
+"""
+
+
+def test_a_strided_function_gets_an_interchange_candidate_by_strategy(backend, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.cparse import find_function
+    from perfalign.server.optimize import analyse
+
+    path = tmp_path / "col_sums.c"
+    path.write_text(COL_SUMS)
+    request = OptimizeRequest(path=path, function="col_sums", samples=2, max_tokens=384, seed=3)
+    finished = list(run_optimize(request, Settings(log_to_store=False, feedback_rounds=0), backend=backend))[-1]
+    assert isinstance(finished, Finished)
+    asked = finished.candidates[0]
+    assert asked.strategy == "loop_interchange", [c.strategy for c in finished.candidates]
+    assert asked.code, asked.verdict.detail
+    # the rewrite walks the matrix in the order it is laid out: no strided inner loop is left
+    rewritten = find_function(asked.code, "c", name="col_sums")
+    left = [f.kind for f in analyse(rewritten, asked.code, "serial", Settings(), remarks=False).findings]
+    assert "strided_inner_loop" not in left, asked.code
