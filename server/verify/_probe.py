@@ -40,6 +40,7 @@ DOMAIN_TIMEOUT_S = 2.0
 NEGATIVE = -1  # a signed scalar tried below 0: its negative profile draws -8..-1
 BOUNDARY = (NEGATIVE, 0, 1, 2)  # the values each integer parameter is tried at, lowest first
 BOUND_SIZES = (5, 33)  # the other lengths and the problem size meanwhile
+ORDINARY = BOUNDARY[-1] + 2  # the smallest ordinary integer scalar: above the boundary values and the floor after them
 
 
 @dataclass
@@ -179,7 +180,7 @@ class Prober:
         is not tried further.
         """
         plan = self.plan
-        ordinary = [case(plan, s, 300 + s) for s in BOUND_SIZES]
+        ordinary = [case(plan, s, 300 + s, floors=self._ordinary()) for s in BOUND_SIZES]
         notes: list[str] = []
         try:
             self._halting(True)
@@ -191,7 +192,8 @@ class Prober:
             if run is not None:
                 return ProbeFailure(
                     f"the original fails on ordinary inputs, not only at boundary values ({ordinary[0].describe(plan)}"
-                    f"): it {failure_text(plan, run)}; perfalign verifies a function only where the original works")
+                    f"): it {failure_text(plan, run)}; perfalign never narrows array or string contents on its "
+                    "own: state what they may be (/* perfalign: range(a)=LO..HI */)")
             for pp in plan.bounded:
                 tried = [v for v in BOUNDARY if v >= 0 or _signed_scalar(pp)]
                 if skip_zero and pp.param.role is Role.LENGTH:
@@ -203,7 +205,7 @@ class Prober:
                 floor = values[-1] + 1
                 wrong = self._first_failure(self._at(pp, floor) + self._from(pp, floor), choice)
                 if wrong is not None:
-                    return ProbeFailure(self._no_floor(pp, values + [floor], wrong))
+                    return ProbeFailure(self._no_floor(pp, values, floor, wrong))
                 plan.floors[pp.param.name] = floor
                 notes.append(precondition_note(plan, pp, floor, values, failed[-1][1]))
         finally:
@@ -226,10 +228,9 @@ class Prober:
         """Cases with ``pp`` at exactly ``value`` (any negative one for ``NEGATIVE``), the rest at ordinary values."""
         plan = self.plan
         if pp.param.role is Role.LENGTH:
-            return [case(plan, s, 200 + s, values={pp.index: value}) for s in BOUND_SIZES]
-        # The scalar profile gives ``pp`` its value (0 raised to ``value``); every other scalar is raised to 1.
-        others = {q.index: max(1, plan.lowest(q) or 1) for q in plan.params
-                  if q.kind == Kind.VALUE and q.param.role is not Role.LENGTH and q is not pp}
+            return [case(plan, s, 200 + s, values={pp.index: value}, floors=self._ordinary()) for s in BOUND_SIZES]
+        # The scalar profile gives ``pp`` its value (0 raised to ``value``); every other scalar its ordinary floor.
+        others = self._ordinary(pp)
         if value == NEGATIVE:
             return [case(plan, s, 200 + s, floors={**others, pp.index: FREE}, scalars=ScalarProfile.NEGATIVE)
                     for s in BOUND_SIZES]
@@ -240,13 +241,25 @@ class Prober:
         """Cases with ``pp`` at ordinary values of at least ``floor``."""
         plan = self.plan
         if pp.param.role is Role.LENGTH:
-            return [case(plan, s, 300 + s, values={pp.index: max(s, floor)}) for s in BOUND_SIZES]
-        return [case(plan, s, 300 + s, floors={pp.index: floor}) for s in BOUND_SIZES]
+            return [case(plan, s, 300 + s, values={pp.index: max(s, floor)}, floors=self._ordinary())
+                    for s in BOUND_SIZES]
+        return [case(plan, s, 300 + s, floors={**self._ordinary(pp), pp.index: floor}) for s in BOUND_SIZES]
 
-    def _no_floor(self, pp: ParamPlan, values: list[int], run: _Run) -> str:
+    def _ordinary(self, but: ParamPlan | None = None) -> dict[int, int]:
+        """The floors that keep every scalar (but one) at ordinary values: integers from ``ORDINARY``, others from 1."""
+        plan = self.plan
+        floors = {}
+        for q in plan.params:
+            if q.kind == Kind.VALUE and q.param.role is not Role.LENGTH and q is not but:
+                least = ORDINARY if q in plan.bounded else 1
+                floors[q.index] = max(least, plan.lowest(q) or least)
+        return floors
+
+    def _no_floor(self, pp: ParamPlan, values: list[int], floor: int, run: _Run) -> str:
         name = pp.param.name
         where = ", ".join(_at_text(name, v) for v in values)
-        return (f"the original fails at {where} (it {failure_text(self.plan, run)}); perfalign narrows a parameter "
+        return (f"the original fails at {where} and again on inputs with {name} ≥ {floor} (it "
+                f"{failure_text(self.plan, run)}); perfalign narrows a parameter "
                 f"only to a floor it confirms on the original: if {name} has a larger smallest value, state it "
                 + annotation_hint(self.plan.function, f"min({name})=K"))
 

@@ -8,7 +8,7 @@ import pytest
 
 from perfalign.server.settings import Settings
 from perfalign.server.verdict import TIMED, Status
-from perfalign.server.verify import FunctionVerifier
+from perfalign.server.verify import FunctionVerifier, verify_source
 from perfalign.server.verify.harness import _cases
 from perfalign.server.verify.harness._units import ScalarProfile
 from perfalign.server.verify.judging._pair import Outcome, Pair
@@ -32,6 +32,15 @@ ROTATE = """void rotate(const double *a, double *out, int n, int shift) {
         int j = (i + shift) % n;
         out[i] = a[j];
     }
+}
+"""
+# Assumes every word starts with a lower-case letter: the generated words (spaces, upper case, empty) do not.
+INITIALS = """#include <array>
+#include <string>
+#include <vector>
+
+void initial_counts(const std::vector<std::string> &words, std::array<long, 26> &counts) {
+    for (const std::string &w : words) counts[w[0] - 'a'] += 1;
 }
 """
 # Fails whatever k is.
@@ -127,3 +136,20 @@ def test_a_crash_of_the_original_on_a_timed_input_is_never_the_candidate_s(chunk
         candidate.close()
     assert isinstance(outcome, Outcome) and outcome.kind == "original", outcome
     assert "the original failed on a timed input" in outcome.detail and "SIGFPE" in outcome.detail
+
+
+def test_an_original_that_fails_on_generated_contents_is_refused_naming_the_original() -> None:
+    # The contents are never narrowed on their own, and the original's failure is never a crash of the candidate.
+    verdict = verify_source(INITIALS, "cpp", "initial_counts", INITIALS, settings=QUICK)
+    assert verdict.status is Status.UNSUPPORTED, verdict.detail
+    assert verdict.detail.startswith("the original fails on ordinary inputs"), verdict.detail
+    assert "out of bounds" in verdict.detail and "range(a)=LO..HI" in verdict.detail
+
+
+def test_an_original_that_still_fails_above_its_boundary_values_is_refused_with_the_fix() -> None:
+    source = CHUNKS.replace("int chunks = n / k;", "int chunks = n / (k * (k - 1) * (k - 2) * (k - 3));")
+    with FunctionVerifier(source, "c", "scale_by_chunks", settings=QUICK) as verifier:
+        failure = verifier.prepare()
+    assert failure is not None and failure.status is Status.UNSUPPORTED
+    assert "the original fails at k = 0, k = 1, k = 2 and again on inputs with k ≥ 3" in failure.detail, failure.detail
+    assert "min(k)=K" in failure.detail
