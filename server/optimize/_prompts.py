@@ -119,13 +119,15 @@ def build_messages(function_info: FunctionLike, mode: str, settings: Settings,
 
 
 def with_strategy(messages: list[dict[str, str]], paragraph: str) -> list[dict[str, str]]:
-    """The plain prompt's messages with a strategy's paragraph after the last user message's text: the shared
-    prefix of a job's prompts stays the plain prompt, read once for all its samples."""
+    """The plain prompt's messages with a strategy's paragraph before the last paragraph of the last user message
+    (the request for the reply): everything up to the function stays the prefix that a job's prompts share, read
+    once for all its samples. The store's exports put a stored paragraph back by the same rule."""
     if not paragraph:
         return messages
     out = [dict(m) for m in messages]
     last = max(i for i, m in enumerate(out) if m["role"] == "user")
-    out[last]["content"] = f"{out[last]['content']}\n\n{paragraph}"
+    head, _, ask = out[last]["content"].rpartition("\n\n")
+    out[last]["content"] = f"{head}\n\n{paragraph}\n\n{ask}" if head else f"{ask}\n\n{paragraph}"
     return out
 
 

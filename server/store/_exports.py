@@ -73,8 +73,9 @@ def compilable_source(req: StoredRequest) -> str:
 
 
 def prompt_for(req: StoredRequest, *candidates: StoredCandidate) -> list[dict[str, str]]:
-    """The prompt ``candidates`` all answered: the request's, with their strategy's paragraph after the last user
-    message's text when they share one; the request's plain prompt otherwise."""
+    """The prompt ``candidates`` all answered: the request's, with their strategy's paragraph before the last
+    paragraph of the last user message (the request for the reply, where the optimize job put it) when they share
+    one; the request's plain prompt otherwise."""
     paragraphs = {c.strategy_prompt for c in candidates}
     if len(paragraphs) != 1 or not (paragraph := paragraphs.pop()):
         return req.prompt_messages
@@ -82,7 +83,8 @@ def prompt_for(req: StoredRequest, *candidates: StoredCandidate) -> list[dict[st
     last = max((i for i, m in enumerate(out) if m.get("role") == "user"), default=None)
     if last is None:
         return req.prompt_messages
-    out[last]["content"] = f"{out[last]['content']}\n\n{paragraph}"
+    head, _, ask = out[last]["content"].rpartition("\n\n")
+    out[last]["content"] = f"{head}\n\n{paragraph}\n\n{ask}" if head else f"{ask}\n\n{paragraph}"
     return out
 
 

@@ -356,8 +356,12 @@ void col_norms(const double *m, double *out, int rows, int cols, double scale) {
     assert "Strategy for this rewrite: loop interchange." in prompts[0]
     assert "stride `cols`" in prompts[0]
     assert "Strategy for this rewrite" not in prompts[-1]
-    # the plain prompt is the shared prefix of every sample's prompt
-    assert all(p.startswith(prompts[-1]) for p in prompts)
+    # the plain prompt up to its request for the reply is the prefix every sample's prompt shares, and the
+    # request for the reply comes last in each
+    head, _, ask = prompts[-1].rpartition("\n\n")
+    assert ask.startswith("Reply with the complete rewritten `col_norms` function")
+    assert all(p.startswith(head) and p.endswith(ask) for p in prompts)
+    assert "Do this: make the loop over `i` the outer loop and the loop over `j` the innermost one" in prompts[0]
     assert plan_samples(analysis.strategies, 1) == [None]
 
 

@@ -43,6 +43,8 @@ class Finding:
     line: int
     evidence: str
     clauses: tuple[str, ...] = field(default=())  # an OpenMP finding's clauses, e.g. ("reduction(+:sum)",)
+    action: str = ""  # the change it calls for, in this function's names: "make the loop over `i` the outer one"
+    header: str = ""  # the header of the loop it is about, as written
 
 
 def serial_findings(tree: FunctionTree) -> list[Finding]:
@@ -88,22 +90,29 @@ def _strided(tree: FunctionTree, loop: Loop) -> list[Finding]:
         return []
     out = []
     for access in accesses(loop.body):
-        stride = _stride(access, loop.var, outer)
-        if stride is not None:
+        found = _stride(access, loop.var, outer)
+        if found is not None:
+            stride, unit = found
             verb = "writes" if access.written else "reads"
             out.append(Finding("strided_inner_loop", tree.line_of(access.node),
                                f"the inner loop over `{loop.var}` (line {loop.line}) {verb} "
-                               f"`{node_text(access.node)}`: stride `{stride}`"))
+                               f"`{node_text(access.node)}`: stride `{stride}`",
+                               action=f"make the loop over `{loop.var}` the outer loop and the loop over `{unit}` the "
+                                      f"innermost one, so that `{node_text(access.node)}` is read in memory order; "
+                                      f"a sum kept in a local variable across the loop over `{loop.var}` becomes one "
+                                      f"partial sum per `{unit}` (an array element, set before the loops)",
+                               header=loop.header))
     return out
 
 
-def _stride(access: Access, var: str, outer: set[str]) -> str | None:
-    """The stride ``var`` steps ``access`` by, when it is not 1 and an outer loop's variable steps it by 1."""
+def _stride(access: Access, var: str, outer: set[str]) -> tuple[str, str] | None:
+    """(the stride ``var`` steps ``access`` by, the outer loop's variable that steps it by 1), when there is
+    such a variable and the stride is not 1."""
     if len(access.indices) >= 2:
         last = identifiers(access.indices[-1])
         earlier = set().union(*(identifiers(i) for i in access.indices[:-1]))
         if var in earlier and var not in last and last & outer:
-            return "a whole row"
+            return "a whole row", sorted(last & outer)[0]
         return None
     if len(access.indices) != 1:
         return None
@@ -117,7 +126,7 @@ def _stride(access: Access, var: str, outer: set[str]) -> str | None:
             others = [p for p in parts if var not in identifiers(p)]
             if others and not all(is_literal(p) for p in others):
                 stride = " * ".join(node_text(p) for p in others)
-    return stride if stride is not None and unit is not None else None
+    return (stride, unit) if stride is not None and unit is not None else None
 
 
 # --- invariant work ------------------------------------------------------------------------------------
@@ -147,7 +156,9 @@ def _invariant_calls(tree: FunctionTree, loop: Loop) -> list[Finding]:
         if all(_invariant(a, loop, changing) or is_literal(a) for a in args) and any(identifiers(a) for a in args):
             out.append(Finding("invariant_call", tree.line_of(call),
                                f"`{node_text(call)}` is computed again on every iteration of {_where(loop)}, "
-                               f"with the same arguments"))
+                               f"with the same arguments",
+                               action=f"compute `{node_text(call)}` once, into a local variable before {loop.name}, "
+                                      f"and use that variable in the loop", header=loop.header))
     return out
 
 
@@ -166,7 +177,10 @@ def _memory_accumulator(tree: FunctionTree, loop: Loop) -> list[Finding]:
         if _invariant(w.target, loop, changing - {w.name}):
             out.append(Finding("memory_accumulator", tree.line_of(w.node),
                                f"`{node_text(w.node)}` adds into `{node_text(w.target)}` in memory on every "
-                               f"iteration of {_where(loop)}; a local variable would hold it in a register"))
+                               f"iteration of {_where(loop)}; a local variable would hold it in a register",
+                               action=f"start a local variable at `{node_text(w.target)}`'s value before {loop.name}, "
+                                      f"update the local in the loop, and store it into `{node_text(w.target)}` once "
+                                      f"after the loop", header=loop.header))
     return out
 
 
@@ -185,7 +199,10 @@ def _invariant_divisions(tree: FunctionTree, loop: Loop) -> list[Finding]:
             what = "divides by" if op == "/" else "takes the remainder by"
             out.append(Finding("invariant_division", tree.line_of(n),
                                f"`{node_text(n)}` {what} `{node_text(right)}`, which {_where(loop)} does not "
-                               f"change, on every iteration"))
+                               f"change, on every iteration",
+                               action=f"compute what depends only on `{node_text(right)}` once before {loop.name} "
+                                      f"(for floating point, its reciprocal, then multiply) and keep the loop free of "
+                                      f"`{op}`", header=loop.header))
     return out
 
 
@@ -198,7 +215,9 @@ def _pow_calls(tree: FunctionTree) -> list[Finding]:
             if exponent in {"2", "2.0", "3", "3.0", "4", "4.0", "0.5", "-1", "-1.0"}:
                 out.append(Finding("pow_call", tree.line_of(call),
                                    f"`{node_text(call)}` calls the general power function for a small constant "
-                                   f"exponent"))
+                                   f"exponent",
+                                   action=f"write `{node_text(call)}` with multiplications (or `sqrt` for 0.5) of a "
+                                          f"local variable holding `{node_text(args[0])}`"))
     return out
 
 

@@ -73,13 +73,13 @@ def _loop_findings(tree: FunctionTree, loop: Loop, reading: _LoopReading | None)
     said += [f"`{name}` is written before it is read in each iteration" for name in sorted(reading.private)]
     evidence = f"the iterations of {loop.name} (line {loop.line}) are independent"
     evidence += (": " + "; ".join(said)) if said else ": each writes only its own elements"
-    out = [Finding("parallel_loop", loop.line, evidence, clauses)]
+    out = [Finding("parallel_loop", loop.line, evidence, clauses, header=loop.header)]
     inner = _perfectly_nested(loop)
     if inner is not None and not _mentions(inner, loop.var):
         out.append(Finding("collapsible", loop.line,
                            f"{loop.name} and the loop over `{inner.var}` (lines {loop.line}–{inner.line}) are "
                            f"perfectly nested, and the inner bound `{inner.bound}` does not depend on `{loop.var}`",
-                           clauses))
+                           clauses, header=loop.header))
     uneven = next((c for c in _descendants(loop) if _mentions(c, loop.var) or c.node.type == "while_statement"), None)
     if uneven is not None:
         why = (f"runs to `{uneven.bound}`" if uneven.bound and loop.var in uneven.bound
@@ -87,7 +87,7 @@ def _loop_findings(tree: FunctionTree, loop: Loop, reading: _LoopReading | None)
                else "runs a data-dependent number of times")
         out.append(Finding("uneven_work", uneven.line,
                            f"the inner {uneven.name.removeprefix('the ')} (line {uneven.line}) {why}: the "
-                           f"iterations of `{loop.var}` do unequal work", clauses))
+                           f"iterations of `{loop.var}` do unequal work", clauses, header=loop.header))
     return out
 
 
@@ -98,7 +98,7 @@ def _histogram(tree: FunctionTree, loop: Loop, reading: _LoopReading, name: str,
                     + [f"reduction({op}:{n})" for n, op in sorted(reading.reductions.items())])
     return Finding("histogram", loop.line,
                    f"`{update}` in {loop.name} (line {loop.line}) adds into an element of `{name}` that the data "
-                   f"chooses, so two iterations may update the same element", clauses)
+                   f"chooses, so two iterations may update the same element", clauses, header=loop.header)
 
 
 def _length_of(info: FunctionInfo, name: str) -> str:

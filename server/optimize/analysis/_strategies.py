@@ -28,6 +28,8 @@ class Kind:
     priority: float  # ranks strategies with the same evidence: the likelier big win first
     ask: str
     allows: str = ""  # the constructs an OpenMP strategy may use beyond the plain prompt's
+    directive: str = ""  # an OpenMP strategy's directive for the loop; {clauses} are the finding's
+    sections: bool = True  # whether the directive keeps an array-section reduction among the clauses
 
 
 CATALOGUE: tuple[Kind, ...] = (
@@ -59,7 +61,8 @@ CATALOGUE: tuple[Kind, ...] = (
          "array (OpenMP 4.5), e.g. `reduction(+: bins[:n])`: each thread adds into a private copy that OpenMP "
          "adds up at the end. A `std::vector` cannot be named in the clause: take `T *p = v.data();` before the "
          "loop, name `p[:v.size()]` and update through `p`.",
-         "For this strategy you may put an array section in the reduction clause."),
+         "For this strategy you may put an array section in the reduction clause.",
+         "#pragma omp parallel for{clauses}"),
     Kind("thread_bins", "per-thread bins", "openmp", ("histogram",), 4.8,
          "In a `#pragma omp parallel` region, give each thread its own zeroed local array of the same length, "
          "fill it in a `#pragma omp for` loop, then add it into the shared array inside `#pragma omp critical` "
@@ -68,15 +71,19 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind("atomic_updates", "atomic updates", "openmp", ("histogram",), 3.0,
          "Parallelize the loop with `#pragma omp parallel for` and make each update of the shared array "
          "`#pragma omp atomic`.",
-         "For this strategy you may use `#pragma omp atomic`."),
+         "For this strategy you may use `#pragma omp atomic`.",
+         "#pragma omp parallel for{clauses}", sections=False),
     Kind("parallel_loop", "a parallel loop", "openmp", ("parallel_loop",), 4.5,
-         "Put `#pragma omp parallel for` on the loop named below, with exactly the clauses it needs."),
+         "Put `#pragma omp parallel for` on the loop named below, with exactly the clauses it needs.",
+         directive="#pragma omp parallel for{clauses}"),
     Kind("dynamic_schedule", "a dynamic schedule", "openmp", ("uneven_work",), 3.6,
          "Parallelize the outer loop with `#pragma omp parallel for schedule(dynamic, 16)` (or `schedule(guided)`), "
-         "so that threads whose iterations finish early take more."),
+         "so that threads whose iterations finish early take more.",
+         directive="#pragma omp parallel for schedule(dynamic, 16){clauses}"),
     Kind("collapse", "collapsed loops", "openmp", ("collapsible",), 3.4,
          "Parallelize the two loops together with `#pragma omp parallel for collapse(2)`, so that all their "
-         "iterations are shared among the threads."),
+         "iterations are shared among the threads.",
+         directive="#pragma omp parallel for collapse(2){clauses}"),
 )
 BY_KEY = {kind.key: kind for kind in CATALOGUE}
 
@@ -90,17 +97,19 @@ class Strategy:
     evidence: tuple[str, ...]
     clauses: tuple[str, ...] = field(default=())
     score: float = 0.0
+    action: str = ""  # the change in this function's names: a directive before a loop, the loops to swap
 
     def paragraph(self) -> str:
-        """What a sample asking for this strategy is told, after the function."""
+        """What a sample asking for this strategy is told, between the function and the request for the reply."""
         kind = BY_KEY[self.key]
         lines = [f"Strategy for this rewrite: {self.name}."]
         lines += [f"Evidence: {e}." for e in self.evidence]
-        if self.clauses:
-            lines.append(f"Clauses it needs: {' '.join(self.clauses)}.")
+        if self.action:
+            lines.append(f"Do this: {self.action}.")
         lines.append(kind.ask)
         if kind.allows:
             lines.append(kind.allows)
+        lines.append("Apply this strategy: a reply that returns the function unchanged is of no use.")
         return "\n".join(lines)
 
 
@@ -116,9 +125,22 @@ def rank(findings: Iterable[Finding], mode: str) -> list[Strategy]:
             continue
         clauses = next((f.clauses for f in backing if f.clauses), ())
         evidence = tuple(f.evidence for f in backing[:MAX_EVIDENCE])
-        out.append(Strategy(kind.key, kind.name, evidence, clauses,
-                            kind.priority + 0.1 * min(len(backing), 5)))
+        out.append(Strategy(kind.key, kind.name, evidence, clauses, kind.priority + 0.1 * min(len(backing), 5),
+                            _action(kind, backing)))
     return sorted(out, key=lambda s: -s.score)
+
+
+def _action(kind: Kind, backing: list[Finding]) -> str:
+    """The change the strategy calls for in this function: its directive before the loop the first finding names
+    (OpenMP), or the first finding's own action."""
+    first = backing[0]
+    if kind.directive and first.header:
+        clauses = [c for c in first.clauses if kind.sections or "[" not in c]
+        directive = kind.directive.format(clauses="".join(f" {c}" for c in clauses))
+        extra = (", and `#pragma omp atomic` on its own line right before each update of the shared array"
+                 if kind.key == "atomic_updates" else "")
+        return f"put `{directive}` on its own line right before `{first.header}`{extra}"
+    return next((f.action for f in backing if f.action), "")
 
 
 def plan_samples(strategies: list[Strategy], n: int) -> list[Strategy | None]:
