@@ -223,12 +223,12 @@ void histogram(const int *x, int n, int *bins, int nbins) {
 
 def test_a_loop_carried_dependence_is_not_offered_as_a_parallel_loop():
     source = """
-void prefix(double *x, int n) {
-    for (int i = 1; i < n; i++)
-        x[i] = x[i] + x[i - 1];
+void decay(double *x, int n) {
+    for (int i = 2; i < n; i++)
+        x[i] = 0.5 * x[i - 2];
 }
 """
-    found = kinds(source, "prefix", mode="openmp")
+    found = kinds(source, "decay", mode="openmp")
     assert "parallel_loop" not in found and "dependence" in found
 
 
@@ -371,3 +371,67 @@ def test_strategies_of_one_mode_are_never_offered_in_the_other():
     parallel = {s.key for s in analyse(info, STRIDED, "openmp", SETTINGS, remarks=False).strategies}
     assert "loop_interchange" in serial and "loop_interchange" not in parallel
     assert "parallel_loop" in parallel and "parallel_loop" not in serial
+
+
+def test_a_standard_algorithm_walk_is_offered_as_an_explicit_parallel_loop():
+    source = """
+#include <numeric>
+#include <vector>
+double average(std::vector<double> const& x) {
+    return std::reduce(x.begin(), x.end(), 0.0) / (double) x.size();
+}
+"""
+    info = find_function(source, "cpp", name="average")
+    analysis = analyse(info, source, "openmp", SETTINGS, remarks=False)
+    assert [s.key for s in analysis.strategies] == ["explicit_loop"]
+    paragraph = analysis.strategies[0].paragraph()
+    assert "`std::reduce(x.begin(), x.end(), 0.0)`" in paragraph and "reduction(OP:that scalar)" in paragraph
+
+
+def test_a_range_based_loop_updating_chosen_bins_is_a_histogram_to_count_first():
+    source = """
+#include <array>
+#include <vector>
+struct Point { double x, y; };
+void quadrants(std::vector<Point> const& points, std::array<size_t, 4> &bins) {
+    for (auto const& p : points) {
+        if (p.x >= 0) bins[0] += 1;
+        else bins[1] += 1;
+    }
+}
+"""
+    info = find_function(source, "cpp", name="quadrants")
+    analysis = analyse(info, source, "openmp", SETTINGS, remarks=False)
+    assert analysis.strategies[0].key == "array_reduction"
+    assert "reduction(+:bins[:4])" in analysis.strategies[0].action
+    assert "as a counted loop over the indices" in analysis.strategies[0].action
+
+
+def test_a_lambda_the_function_defines_does_not_stop_a_parallel_loop_and_a_min_is_a_reduction():
+    source = """
+#include <cmath>
+#include <limits>
+#include <vector>
+double closest(std::vector<double> const& x) {
+    auto gap = [](double a, double b) { return std::abs(a - b); };
+    double best = std::numeric_limits<double>::max();
+    for (size_t i = 0; i < x.size(); i++)
+        for (size_t j = i + 1; j < x.size(); j++)
+            if (gap(x[i], x[j]) < best) best = gap(x[i], x[j]);
+    return best;
+}
+"""
+    found = [f for f in findings(source, "closest", mode="openmp", language="cpp") if f.kind == "parallel_loop"]
+    assert found and found[0].clauses == ("reduction(min:best)",)
+
+
+def test_a_prefix_sum_loop_is_offered_a_two_pass_scan():
+    source = """
+void prefix(double *x, int n) {
+    for (int i = 1; i < n; i++)
+        x[i] = x[i] + x[i - 1];
+}
+"""
+    info = find_function(source, "c", name="prefix")
+    keys = [s.key for s in analyse(info, source, "openmp", SETTINGS, remarks=False).strategies]
+    assert keys == ["parallel_scan"]

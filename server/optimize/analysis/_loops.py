@@ -71,6 +71,17 @@ class FunctionTree:
             yield loop
             stack.extend(reversed(loop.children))
 
+    def lambdas(self) -> set[str]:
+        """Names the function gives lambdas it defines (``auto area = [](…) {…};``)."""
+        out = set()
+        for n in walk(self.root):
+            if n.type == "init_declarator":
+                value = n.child_by_field_name("value")
+                name = n.child_by_field_name("declarator")
+                if value is not None and value.type == "lambda_expression" and name is not None:
+                    out.add(node_text(name))
+        return out
+
     def locals_declared_in(self, node: Any) -> set[str]:
         """Names declared inside ``node`` (so private to each iteration of a loop whose body it is)."""
         return {name for n in walk(node) if n.type == "declaration" for name in _declared(n)}

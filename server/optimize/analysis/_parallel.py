@@ -33,31 +33,71 @@ class _LoopReading:
     private: set[str] = field(default_factory=set)
     histograms: list[tuple[str, str]] = field(default_factory=list)  # (array, the update as written)
     blockers: list[str] = field(default_factory=list)  # why the iterations are not independent
+    scan: str = ""  # the array an iteration extends from the element before it (a prefix scan), when that is all
+
+
+# Standard algorithms that walk a range in one thread, by what a parallel loop that replaces one combines.
+_WALKS = {name: "each" for name in ("std::transform", "std::for_each")} | {
+    name: "combine" for name in ("std::reduce", "std::accumulate", "std::count", "std::count_if", "std::inner_product",
+                                 "std::transform_reduce", "std::min_element", "std::max_element")} | {
+    name: "search" for name in ("std::find", "std::find_if", "std::any_of", "std::all_of", "std::none_of")} | {
+    name: "scan" for name in ("std::partial_sum", "std::inclusive_scan", "std::exclusive_scan")}
+_WALK_ACTIONS = {
+    "each": "write `{call}` as a counted `for` loop over the indices that does the same to element `i`, and put "
+            "`#pragma omp parallel for` on its own line right before that loop",
+    "combine": "write `{call}` as a counted `for` loop over the indices that combines into a local scalar, and put "
+               "`#pragma omp parallel for reduction(OP:that scalar)` right before it, OP being `+` for sums and counts, "
+               "`min` or `max` for extremes, `^` for an exclusive or, `&&`/`||` for all/any",
+    "search": "write `{call}` as a counted `for` loop over the indices with no early exit that records the answer in "
+              "a local variable combined by a reduction (`reduction(||:found)` for whether, `reduction(min:first)` for "
+              "the first index), with `#pragma omp parallel for` right before it",
+}
 
 
 def parallel_findings(tree: FunctionTree) -> list[Finding]:
     """The findings of the kinds a parallel rewrite answers."""
-    found: list[Finding] = []
+    found: list[Finding] = _algorithm_walks(tree)
     for loop in tree.loops:
         reading = _candidate(tree, loop)
         if reading is None and loop.var is not None:
             continue
-        if reading is None or reading.blockers:
+        if (reading is None or reading.blockers) and loop.children:
             for inner in loop.children:  # a time loop or a dependent outer loop: try the loops inside it
                 found += _loop_findings(tree, inner, _candidate(tree, inner))
-            if reading is not None and reading.blockers and not loop.children:
-                found.append(Finding("dependence", loop.line, f"{loop.name} (line {loop.line}) "
-                                                              f"{reading.blockers[0]}"))
             continue
         found += _loop_findings(tree, loop, reading)
     return found
 
 
 def _candidate(tree: FunctionTree, loop: Loop) -> _LoopReading | None:
-    """How ``loop``'s iterations depend on each other; None for a loop OpenMP cannot split (not a counted loop)."""
-    if loop.node.type != "for_statement" or loop.var is None or loop.bound is None:
+    """How ``loop``'s iterations depend on each other; None for a loop OpenMP cannot split (not a counted loop or
+    a range-based loop over a container)."""
+    counted = loop.node.type == "for_statement" and loop.bound is not None
+    if not (counted or loop.node.type == "for_range_loop") or loop.var is None:
         return None
     return _read(tree, loop)
+
+
+def _algorithm_walks(tree: FunctionTree) -> list[Finding]:
+    """Standard algorithms (``std::transform``, ``std::reduce``, ``std::find``…) that walk a range in one thread,
+    outside any loop: each becomes a counted loop that OpenMP can split."""
+    out = []
+    for call, name, _args in calls(tree.root):
+        family = _WALKS.get(name)
+        if family is None or any(_within(call, loop.node) for loop in tree.all_loops()):
+            continue
+        text = " ".join(node_text(call).split())
+        shown = text if len(text) <= 70 else text[:69] + "…"
+        if family == "scan":
+            out.append(Finding("scan", tree.line_of(call), f"`{shown}` is a prefix scan in one thread"))
+            continue
+        out.append(Finding("algorithm_walk", tree.line_of(call), f"`{shown}` walks the range in one thread",
+                           action=_WALK_ACTIONS[family].format(call=shown)))
+    return out
+
+
+def _within(node: Any, ancestor: Any) -> bool:
+    return ancestor.start_byte <= node.start_byte and node.end_byte <= ancestor.end_byte
 
 
 def _loop_findings(tree: FunctionTree, loop: Loop, reading: _LoopReading | None) -> list[Finding]:
@@ -65,6 +105,9 @@ def _loop_findings(tree: FunctionTree, loop: Loop, reading: _LoopReading | None)
         return []
     if reading.histograms:
         return [_histogram(tree, loop, reading, name, update) for name, update in reading.histograms[:1]]
+    if reading.scan and len(reading.blockers) == 1:
+        return [Finding("scan", loop.line, f"{loop.name} (line {loop.line}) computes each `{reading.scan}` element "
+                                           f"from the one before: a prefix scan", header=loop.header)]
     if reading.blockers:
         return [Finding("dependence", loop.line, f"{loop.name} (line {loop.line}) {reading.blockers[0]}")]
     clauses = tuple([f"reduction({op}:{name})" for name, op in sorted(reading.reductions.items())]
@@ -151,6 +194,8 @@ def _read(tree: FunctionTree, loop: Loop) -> _LoopReading:
                            and var in identifiers(i)]
                 if shifted:
                     reading.blockers.append(f"reads `{node_text(access.node)}`, written by another iteration")
+                    if shifted[0].replace(" ", "") == f"{var}-1":
+                        reading.scan = name
                     break
     for name in list(reading.reductions):
         if name in reading.private:
@@ -240,8 +285,11 @@ def _exits(node: Any, loop: Loop) -> bool:
 
 
 def _is_helper(tree: FunctionTree, name: str) -> bool:
-    """A function the file defines above this one: its body is the file's; perfalign judges what it does."""
-    return name.isidentifier() and name in tree.info.context
+    """A function the file defines above this one, or a lambda the function defines: its body is there to read,
+    and the verifier judges what the rewrite makes of it; ``std::numeric_limits`` constants."""
+    if name.startswith("std::numeric_limits"):
+        return True
+    return name.isidentifier() and (name in tree.info.context or name in tree.lambdas())
 
 
 def _perfectly_nested(loop: Loop) -> Loop | None:

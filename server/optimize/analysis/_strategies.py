@@ -73,6 +73,16 @@ CATALOGUE: tuple[Kind, ...] = (
          "`#pragma omp atomic`.",
          "For this strategy you may use `#pragma omp atomic`.",
          "#pragma omp parallel for{clauses}", sections=False),
+    Kind("explicit_loop", "an explicit parallel loop", "openmp", ("algorithm_walk",), 4.6,
+         "A standard algorithm call runs in one thread: write it as the loop it stands for, over indices, so that "
+         "OpenMP can share the iterations, computing exactly what the call computes."),
+    Kind("parallel_scan", "a two-pass parallel scan", "openmp", ("scan",), 4.0,
+         "Compute the prefix scan in two passes: in a `#pragma omp parallel` region each thread scans its own "
+         "contiguous block (`#pragma omp for schedule(static)`) and records the block's total; after a "
+         "`#pragma omp barrier`, each thread adds the totals of the blocks before its own (read in a fixed order) to "
+         "its block's elements. Keep the order of additions within a block as the original's.",
+         "For this strategy you may use `#pragma omp parallel`, `#pragma omp for`, `#pragma omp barrier`, "
+         "`#pragma omp single`, `omp_get_thread_num()` and `omp_get_num_threads()`."),
     Kind("parallel_loop", "a parallel loop", "openmp", ("parallel_loop",), 4.5,
          "Put `#pragma omp parallel for` on the loop named below, with exactly the clauses it needs.",
          directive="#pragma omp parallel for{clauses}"),
@@ -139,7 +149,10 @@ def _action(kind: Kind, backing: list[Finding]) -> str:
         directive = kind.directive.format(clauses="".join(f" {c}" for c in clauses))
         extra = (", and `#pragma omp atomic` on its own line right before each update of the shared array"
                  if kind.key == "atomic_updates" else "")
-        return f"put `{directive}` on its own line right before `{first.header}`{extra}"
+        where = f"`{first.header}`"
+        if first.header.startswith("for") and ";" not in first.header:  # a range-based loop: counted first
+            where = f"that loop, after writing `{first.header}` as a counted loop over the indices"
+        return f"put `{directive}` on its own line right before {where}{extra}"
     return next((f.action for f in backing if f.action), "")
 
 
