@@ -4,7 +4,7 @@ Run from the repository root, alone on the machine (it times):
 
     .venv/bin/python benchmarks/outside_bench.py --llm4pp PATH [--set pareval-serial] [--set pareval-openmp]
         [--set polybench] [--set examples] [--polybench-mode serial|openmp] [--limit N] [--only NAMES]
-        [--perfalign CMD] [--work DIR] [--json OUT] [--no-confirm] [--confirm-repeats 5]
+        [--perfalign CMD] [--work DIR] [--json OUT] [--no-confirm] [--confirm-repeats 5] [--strategies-only]
 
 ``--llm4pp`` is a snapshot of SpeedCodeOrg/LLM4PP (the ``fetch`` tool's bare git directory, extracted with
 ``git --git-dir=... archive HEAD | tar -x -C PATH``). The sets (default: the three outside ones):
@@ -37,6 +37,9 @@ control should be 1. Control and candidate run in turn (each run: validation, 5 
 control reads within ±5% of 1 (``--confirm-repeats`` pairs at most); the candidate's speedup of that pair is the
 driver's figure, or, when the control never settles, the median of its readings, marked unsettled. Driver runs
 take perfalign's timing lease (background) and are pinned to the leased cores.
+
+``--strategies-only`` runs no job: it lists the strategies this checkout's analysis offers each function (no
+model; the compiler's remarks in serial mode) and how many functions of each set get at least one.
 
 Nothing of LLM4PP is written into the repository: sources, builds and the faster candidates' code stay in the work
 dir, and ``--json`` holds figures, verdicts and statuses only (no code). To keep a training corpus clear of these
@@ -633,6 +636,32 @@ def outside(path: Path, folder: Path) -> bool:
     return path != folder and folder not in path.parents
 
 
+def strategy_coverage(problems: list[Problem], work: Path) -> dict[str, Any]:
+    """The strategies this checkout's analysis offers each function, printed, and how many get at least one."""
+    from perfalign.server.cparse import find_function  # noqa: PLC0415 - only this mode needs the package
+    from perfalign.server.errors import CParseError  # noqa: PLC0415
+    from perfalign.server.optimize import analyse  # noqa: PLC0415
+    from perfalign.server.settings import Settings  # noqa: PLC0415
+
+    offered: dict[str, list[str]] = {}
+    for problem in problems:
+        path = write_source(problem, work)
+        text = path.read_text()
+        try:
+            info = find_function(text, "cpp" if problem.suffix != ".c" else "c", name=problem.function)
+        except CParseError as exc:
+            print(f"{problem.name}: {exc.message}", flush=True)
+            continue
+        analysis = analyse(info, text, problem.mode, Settings(), source_path=path)
+        offered[problem.name] = [s.key for s in analysis.strategies]
+        print(f"{problem.name} ({problem.mode}): {', '.join(offered[problem.name]) or 'none'}", flush=True)
+    counts = Counter(key for keys in offered.values() for key in keys)
+    with_one = sum(bool(keys) for keys in offered.values())
+    print(f"{with_one} of {len(offered)} functions get a strategy: "
+          + ", ".join(f"{key} {n}" for key, n in counts.most_common()), flush=True)
+    return {"functions": len(offered), "with_strategy": with_one, "counts": dict(counts), "offered": offered}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -652,6 +681,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--confirm-repeats", type=int, default=5, help="control/candidate pairs at most")
     parser.add_argument("--job-timeout", type=float, default=1200.0, help="seconds for one optimize job")
     parser.add_argument("--run-timeout", type=float, default=300.0, help="seconds for one driver run")
+    parser.add_argument("--strategies-only", action="store_true",
+                        help="run no job: list the strategies the analysis offers each function")
     args = parser.parse_args(argv)
 
     llm4pp = args.llm4pp.resolve()
@@ -677,6 +708,9 @@ def main(argv: list[str] | None = None) -> int:
         for line in skipped:
             print(f"{set_name}: left out: {line}", flush=True)
         rows = []
+        if args.strategies_only:
+            report["sets"][set_name] = strategy_coverage(select(problems, only, args.limit), args.work)
+            continue
         for problem in select(problems, only, args.limit):
             path = write_source(problem, args.work)
             result = run_job(perfalign, path, problem, args.job_timeout)

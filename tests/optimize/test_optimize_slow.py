@@ -13,6 +13,8 @@ from perfalign.server.optimize._pipeline import OptimizeRequest, run_optimize
 from perfalign.server.registry import pull
 from perfalign.server.settings import Settings
 
+from .test_strategies import COL_SUMS
+
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
@@ -59,17 +61,6 @@ def test_batched_sampling_reports_each_sample_and_cancels(backend) -> None:  # t
     with pytest.raises(BackendCancelled):
         backend.generate(messages, 2, SamplingParams(max_tokens=2000, temperature=0.8, top_p=0.95, seed=1), cancel=cancel)
     assert time.monotonic() - started < 30
-
-
-COL_SUMS = """void col_sums(const double *restrict m, double *restrict out, int rows, int cols) {
-    for (int j = 0; j < cols; j++) {
-        double s = 0.0;
-        for (int i = 0; i < rows; i++)
-            s += m[i * cols + j];
-        out[j] = s;
-    }
-}
-"""
 
 
 def test_a_strided_function_gets_an_interchange_candidate_by_strategy(backend, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

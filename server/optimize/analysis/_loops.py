@@ -278,26 +278,24 @@ def accesses(node: Any) -> list[Access]:
 
 def terms(expression: Any) -> list[Any]:
     """The top-level terms of a sum: ``k*cols + i`` gives ``k*cols`` and ``i``."""
+    return _operands(expression, {"+", "-"})
+
+
+def factors(term: Any) -> list[Any]:
+    """The factors of a product: ``k*cols`` gives ``k`` and ``cols``."""
+    return _operands(term, {"*"})
+
+
+def _operands(expression: Any, operators: set[str]) -> list[Any]:
+    """The operands of a chain of ``operators`` (parentheses looked through), left to right."""
     node = expression
     while node.type == "parenthesized_expression" and node.named_children:
         node = node.named_children[0]
     if node.type == "binary_expression":
         op = next((node_text(c) for c in node.children if not c.is_named), "")
-        if op in {"+", "-"}:
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            return terms(left) + terms(right)
-    return [node]
-
-
-def factors(term: Any) -> list[Any]:
-    """The factors of a product: ``k*cols`` gives ``k`` and ``cols``."""
-    node = term
-    while node.type == "parenthesized_expression" and node.named_children:
-        node = node.named_children[0]
-    if node.type == "binary_expression":
-        op = next((node_text(c) for c in node.children if not c.is_named), "")
-        if op == "*":
-            return factors(node.child_by_field_name("left")) + factors(node.child_by_field_name("right"))
+        if op in operators:
+            return (_operands(node.child_by_field_name("left"), operators)
+                    + _operands(node.child_by_field_name("right"), operators))
     return [node]
 
 
