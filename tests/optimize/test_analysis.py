@@ -403,7 +403,9 @@ void quadrants(std::vector<Point> const& points, std::array<size_t, 4> &bins) {
     info = find_function(source, "cpp", name="quadrants")
     analysis = analyse(info, source, "openmp", SETTINGS, remarks=False)
     assert analysis.strategies[0].key == "array_reduction"
-    assert "reduction(+:bins[:4])" in analysis.strategies[0].action
+    # a std::array is reduced through its data pointer: OpenMP names only arrays and pointers in a section
+    assert "take `auto *bins_data = bins.data();` before the loop" in analysis.strategies[0].action
+    assert "reduction(+:bins_data[:4])" in analysis.strategies[0].action
     assert "as a counted loop over the indices" in analysis.strategies[0].action
 
 

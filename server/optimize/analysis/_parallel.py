@@ -136,12 +136,18 @@ def _loop_findings(tree: FunctionTree, loop: Loop, reading: _LoopReading | None)
 
 def _histogram(tree: FunctionTree, loop: Loop, reading: _LoopReading, name: str, update: str) -> Finding:
     size = _length_of(tree.info, name)
-    section = f"{name}[:{size}]" if size else f"{name}[:N]"
-    clauses = tuple([f"reduction(+:{section})"]
+    container = next((p.container for p in tree.info.params if p.name == name and p.container in {"vector", "array"}),
+                     "")
+    # OpenMP names only arrays and pointers in an array section: a container is reduced through its data pointer
+    alias = f"{name}_data" if container else name
+    clauses = tuple([f"reduction(+:{alias}[:{size or 'N'}])"]
                     + [f"reduction({op}:{n})" for n, op in sorted(reading.reductions.items())])
+    action = (f"take `auto *{alias} = {name}.data();` before the loop and update `{alias}[...]` instead of "
+              f"`{name}[...]` inside it" if container else "")
     return Finding("histogram", loop.line,
                    f"`{update}` in {loop.name} (line {loop.line}) adds into an element of `{name}` that the data "
-                   f"chooses, so two iterations may update the same element", clauses, header=loop.header)
+                   f"chooses, so two iterations may update the same element", clauses, action=action,
+                   header=loop.header)
 
 
 def _length_of(info: FunctionInfo, name: str) -> str:

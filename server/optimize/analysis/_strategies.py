@@ -152,7 +152,10 @@ def _action(kind: Kind, backing: list[Finding]) -> str:
         where = f"`{first.header}`"
         if first.header.startswith("for") and ";" not in first.header:  # a range-based loop: counted first
             where = f"that loop, after writing `{first.header}` as a counted loop over the indices"
-        return f"put `{directive}` on its own line right before {where}{extra}"
+        before = f"{first.action}, then " if first.action and kind.sections and "[" in "".join(first.clauses) else ""
+        return f"{before}put `{directive}` on its own line right before {where}{extra}"
+    if kind.mode == "openmp" and first.kind == "histogram":
+        return ""  # per-thread bins: the ask says it all; the data pointer is the section reduction's
     return next((f.action for f in backing if f.action), "")
 
 
