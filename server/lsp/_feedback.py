@@ -50,7 +50,6 @@ class Suggestion:
     state: State = State.OFFERED
     evidence: str = ""  # the growth with the size beside what the compiler alone gives, in words
     plot: str = ""  # the same as an SVG plot of time against size (empty when not measured)
-    strategy: str = ""  # the strategy its prompt asked for, in words ("loop interchange"); "" for the plain prompt
 
 
 Logged = list[tuple[Suggestion, Action]]

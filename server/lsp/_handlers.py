@@ -585,7 +585,6 @@ def _suggestion(ls: PerfalignServer, candidate: Any) -> Suggestion:
         low=verdict.ci95[0] if verdict.ci95 is not None else verdict.speedup,
         evidence=scaling_summary(verdict.scaling, verdict.compiler_alone),
         plot=scaling_svg(verdict.scaling, verdict.compiler_alone),
-        strategy=candidate.strategy_name,
     )
 
 

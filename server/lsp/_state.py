@@ -622,18 +622,19 @@ def suggestion_label(suggestion: Suggestion) -> str:
 
 
 def apply_title(verdict: Any, strategy: str = "") -> str:
-    """``Apply verified rewrite (loop interchange): 3.2× faster (95% CI 3.0–3.4×)``."""
-    title = f"Apply verified rewrite ({strategy})" if strategy else "Apply verified rewrite"
+    """``Apply verified rewrite: loop interchange, 3.2× faster (95% CI 3.0–3.4×)``."""
+    title = "Apply verified rewrite"
     if verdict.speedup is None:
-        return title
+        return f"{title}: {strategy}" if strategy else title
+    by = f" {strategy}," if strategy else ""
     head = ((getattr(verdict, "scaling", None) or {}).get("headline")) or {}
     details = []
     if head.get("target"):
         # The user gave the size they care about: the headline is the speedup there.
-        title += f": {head['speedup']:.1f}× faster at your size n = {head['size']:,}"
+        title += f":{by} {head['speedup']:.1f}× faster at your size n = {head['size']:,}"
         details.append(f"{verdict.speedup:.1f}× at n = {verdict.problem_size:,}")
     else:
-        title += f": {verdict.speedup:.1f}× faster"
+        title += f":{by} {verdict.speedup:.1f}× faster"
     if verdict.ci95 is not None:
         details.append(f"95% CI {verdict.ci95[0]:.1f}–{verdict.ci95[1]:.1f}×")
     if verdict.threads and verdict.threads > 1:
@@ -654,6 +655,5 @@ def found_summary(function: str, offer: Offer, *, checking: bool = False) -> str
     best = offered[0]
     count = f"{len(offered)} verified rewrites" if len(offered) > 1 else "a verified rewrite"
     later = " (still checking the other candidates)" if checking else ""
-    by = f"{best.strategy}, " if best.strategy else ""
-    return (f"perfalign: {count} of {function}{later}; best {by}{best.title.split(': ', 1)[-1]}. Use the code action "
+    return (f"perfalign: {count} of {function}{later}; best {best.title.split(': ', 1)[-1]}. Use the code action "
             f"to apply it.")

@@ -101,3 +101,12 @@ def test_the_apply_title_headlines_the_speedup_at_the_users_size() -> None:
     title = apply_title(verdict)
     assert title.startswith("Apply verified rewrite: 6.2× faster at your size n = 3,000 (11.0× at n = 5,530, 95% CI")
     assert "-O3 -march=native alone 1.1×" in title
+
+
+def test_the_apply_title_names_the_strategy_the_rewrite_was_asked_for() -> None:
+    from perfalign.server.lsp._state import apply_title
+    from perfalign.server.verdict import Status, Verdict
+
+    verdict = Verdict(Status.FASTER, speedup=3.2, ci95=(3.0, 3.4))
+    assert apply_title(verdict, "loop interchange").startswith("Apply verified rewrite: loop interchange, 3.2× faster")
+    assert apply_title(verdict).startswith("Apply verified rewrite: 3.2× faster")

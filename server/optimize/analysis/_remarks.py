@@ -31,7 +31,7 @@ _GENERIC = re.compile(r"^(couldn't vectorize loop|not vectorized: loop nest cont
 
 
 # Words about the compiler's internals ("Block 4 has side effects"), which tell a reader of the code nothing.
-_INTERNAL = re.compile(r"^(Block \d+|BB \d+|statement clobbers memory)", re.IGNORECASE)
+_INTERNAL = re.compile(r"^(Block \d+|BB \d+|statement clobbers memory|Guard edge)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
