@@ -21,7 +21,7 @@ from ._findings import Finding, serial_findings
 from ._loops import function_tree
 from ._parallel import parallel_findings
 from ._remarks import Remarks, missed_optimizations, parse_remarks
-from ._strategies import BY_KEY, CATALOGUE, Strategy, name_of, plan_samples, rank
+from ._strategies import BY_KEY, CATALOGUE, Strategy, plan_samples, rank
 
 
 @dataclass
@@ -72,7 +72,6 @@ __all__ = [
     "Strategy",
     "analyse",
     "missed_optimizations",
-    "name_of",
     "parse_remarks",
     "plan_samples",
     "rank",

@@ -18,6 +18,7 @@ from ._loops import (
     calls,
     factors,
     identifiers,
+    inside,
     is_literal,
     terms,
     writes,
@@ -151,7 +152,7 @@ def _invariant_calls(tree: FunctionTree, loop: Loop) -> list[Finding]:
     nested = [c.node for c in loop.children]
     out = []
     for call, name, args in calls(loop.node):
-        if name not in PURE or not args or any(_within(call, n) for n in nested):
+        if name not in PURE or not args or any(inside(call, n) for n in nested):
             continue
         if all(_invariant(a, loop, changing) or is_literal(a) for a in args) and any(identifiers(a) for a in args):
             out.append(Finding("invariant_call", tree.line_of(call),
@@ -160,10 +161,6 @@ def _invariant_calls(tree: FunctionTree, loop: Loop) -> list[Finding]:
                                action=f"compute `{node_text(call)}` once, into a local variable before {loop.name}, "
                                       f"and use that variable in the loop", header=loop.header))
     return out
-
-
-def _within(node: object, ancestor: object) -> bool:
-    return ancestor.start_byte <= node.start_byte and node.end_byte <= ancestor.end_byte  # type: ignore[attr-defined]
 
 
 def _memory_accumulator(tree: FunctionTree, loop: Loop) -> list[Finding]:
@@ -252,7 +249,7 @@ def _linear_searches(tree: FunctionTree, loop: Loop) -> list[Finding]:
     nested = [c.node for c in loop.children]
     out = []
     for call, name, _args in calls(loop.body):
-        if name in LINEAR_SEARCHES and not any(_within(call, n) for n in nested):
+        if name in LINEAR_SEARCHES and not any(inside(call, n) for n in nested):
             out.append(Finding("linear_search", tree.line_of(call),
                                f"`{node_text(call)}` searches linearly on every iteration of {_where(loop)}"))
     return out
@@ -263,7 +260,7 @@ def _allocations(tree: FunctionTree, loop: Loop) -> list[Finding]:
     nested = [c.node for c in loop.children]
     out = []
     for n in walk(loop.body):
-        if any(_within(n, c) for c in nested):
+        if any(inside(n, c) for c in nested):
             continue
         text = ""
         if n.type == "call_expression":

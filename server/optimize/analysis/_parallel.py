@@ -16,7 +16,7 @@ from typing import Any
 
 from ...cparse import FunctionInfo, node_text, walk
 from ._findings import PURE, Finding
-from ._loops import FunctionTree, Loop, Write, accesses, calls, factors, identifiers, terms, writes
+from ._loops import FunctionTree, Loop, Write, accesses, calls, factors, identifiers, inside, terms, writes
 
 _REDUCING = {"+=": "+", "-=": "+", "*=": "*", "|=": "|", "&=": "&", "^=": "^", "++": "+", "--": "+"}
 _MAX_MIN = {"max": "max", "fmax": "max", "fmaxf": "max", "std::max": "max",
@@ -84,7 +84,7 @@ def _algorithm_walks(tree: FunctionTree) -> list[Finding]:
     out = []
     for call, name, _args in calls(tree.root):
         family = _WALKS.get(name)
-        if family is None or any(_within(call, loop.node) for loop in tree.all_loops()):
+        if family is None or any(inside(call, loop.node) for loop in tree.all_loops()):
             continue
         text = " ".join(node_text(call).split())
         shown = text if len(text) <= 70 else text[:69] + "…"
@@ -94,10 +94,6 @@ def _algorithm_walks(tree: FunctionTree) -> list[Finding]:
         out.append(Finding("algorithm_walk", tree.line_of(call), f"`{shown}` walks the range in one thread",
                            action=_WALK_ACTIONS[family].format(call=shown)))
     return out
-
-
-def _within(node: Any, ancestor: Any) -> bool:
-    return ancestor.start_byte <= node.start_byte and node.end_byte <= ancestor.end_byte
 
 
 def _loop_findings(tree: FunctionTree, loop: Loop, reading: _LoopReading | None) -> list[Finding]:

@@ -166,11 +166,3 @@ def plan_samples(strategies: list[Strategy], n: int) -> list[Strategy | None]:
     """
     asked: list[Strategy | None] = list(strategies[: max(n - 1, 0)])
     return asked + [None] * (n - len(asked))
-
-
-def name_of(key: str | None) -> str:
-    """A stored strategy key in words (the key itself for one this version does not know)."""
-    if not key:
-        return ""
-    kind = BY_KEY.get(key)
-    return kind.name if kind is not None else key.replace("_", " ")
