@@ -452,7 +452,7 @@ class Driver:
 
 
 class BuildError(Exception):
-    pass
+    """A driver, a control or a candidate that ParEval's build refused; the message says which and why."""
 
 
 def compat_includes(work: Path) -> list[str]:

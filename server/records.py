@@ -7,6 +7,20 @@ from typing import Any
 from .verdict import Verdict
 
 
+def with_strategy(messages: list[dict[str, str]], paragraph: str) -> list[dict[str, str]]:
+    """The plain prompt's messages with a strategy's paragraph before the last paragraph of the last user message
+    (the request for the reply): what an optimize job sends a sample asked for a strategy, and what the store's
+    exports rebuild from a candidate's ``strategy_prompt``. Everything up to the function stays the prefix a job's
+    prompts share."""
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+    if not paragraph or last is None:
+        return messages
+    out = [dict(m) for m in messages]
+    head, _, ask = out[last]["content"].rpartition("\n\n")
+    out[last]["content"] = f"{head}\n\n{paragraph}\n\n{ask}" if head else f"{ask}\n\n{paragraph}"
+    return out
+
+
 @dataclass
 class RequestRecord:
     """One invocation of optimize/parallelize on one function."""

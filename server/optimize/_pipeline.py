@@ -39,7 +39,7 @@ from ..backends import Backend, SamplingParams
 from ..cparse import FunctionInfo
 from ..errors import CParseError
 from ..events import Candidate, Event, Finished, Outcome, Progress
-from ..records import RequestRecord
+from ..records import RequestRecord, with_strategy
 from ..settings import Settings
 from ..verdict import TIMED, Status, Verdict
 from ..verify import FunctionVerifier
@@ -134,11 +134,12 @@ class _Job:
     def __init__(self, request: OptimizeRequest, settings: Settings, target: _Target, backend: Backend | None,
                  store: StoreLike | None, started: float) -> None:
         self.settings, self.info, self.mode, self.started = settings, target.info, request.mode, started
-        self.messages = build_messages(self.info, self.mode, settings)
         self.n = request.samples or settings.samples
         ranked = target.analysis.strategies if target.analysis is not None else []
         self.strategies: list[Strategy | None] = plan_samples(ranked, self.n)
-        self.prompts = [build_messages(self.info, self.mode, settings, s) for s in self.strategies]
+        self.messages = build_messages(self.info, self.mode, settings)  # the plain prompt, logged with the request
+        self.prompts = [with_strategy(self.messages, s.paragraph()) if s is not None else self.messages
+                        for s in self.strategies]
         threads = settings.threads if self.mode == "openmp" else 1
         self.params = _sampling_params(request)
         self.log = JobLog(store)

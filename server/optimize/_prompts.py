@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..records import with_strategy
 from ..settings import Settings
 from ..verdict import Status, Verdict
 from .analysis import Strategy
@@ -96,7 +97,7 @@ def _fence(language: str) -> str:
 def build_messages(function_info: FunctionLike, mode: str, settings: Settings,
                    strategy: Strategy | None = None) -> list[dict[str, str]]:
     """The chat messages asking for a faster (``serial``) or parallel (``openmp``) rewrite; with a ``strategy``,
-    its paragraph follows the plain prompt (:func:`with_strategy`)."""
+    its paragraph stands before the request for the reply (:func:`~perfalign.server.records.with_strategy`)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     language = function_info.language
@@ -116,19 +117,6 @@ def build_messages(function_info: FunctionLike, mode: str, settings: Settings,
     )
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
     return with_strategy(messages, strategy.paragraph()) if strategy is not None else messages
-
-
-def with_strategy(messages: list[dict[str, str]], paragraph: str) -> list[dict[str, str]]:
-    """The plain prompt's messages with a strategy's paragraph before the last paragraph of the last user message
-    (the request for the reply): everything up to the function stays the prefix that a job's prompts share, read
-    once for all its samples. The store's exports put a stored paragraph back by the same rule."""
-    if not paragraph:
-        return messages
-    out = [dict(m) for m in messages]
-    last = max(i for i, m in enumerate(out) if m["role"] == "user")
-    head, _, ask = out[last]["content"].rpartition("\n\n")
-    out[last]["content"] = f"{head}\n\n{paragraph}\n\n{ask}" if head else f"{ask}\n\n{paragraph}"
-    return out
 
 
 def build_prompt(function_info: FunctionLike, mode: str, settings: Settings) -> Prompt:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..records import with_strategy
 from ._db import CandidateStore
 from ._pairs import Pair, dpo_pairs, good_rewrites, repair_pairs, reward_pairs
 from ._reviews import UNREVIEWED, ReviewIndex
@@ -77,15 +78,7 @@ def prompt_for(req: StoredRequest, *candidates: StoredCandidate) -> list[dict[st
     paragraph of the last user message (the request for the reply, where the optimize job put it) when they share
     one; the request's plain prompt otherwise."""
     paragraphs = {c.strategy_prompt for c in candidates}
-    if len(paragraphs) != 1 or not (paragraph := paragraphs.pop()):
-        return req.prompt_messages
-    out = [dict(m) for m in req.prompt_messages]
-    last = max((i for i, m in enumerate(out) if m.get("role") == "user"), default=None)
-    if last is None:
-        return req.prompt_messages
-    head, _, ask = out[last]["content"].rpartition("\n\n")
-    out[last]["content"] = f"{head}\n\n{paragraph}\n\n{ask}" if head else f"{ask}\n\n{paragraph}"
-    return out
+    return with_strategy(req.prompt_messages, paragraphs.pop() if len(paragraphs) == 1 else "")
 
 
 def _usable(req: StoredRequest) -> bool:
