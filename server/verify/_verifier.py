@@ -41,7 +41,7 @@ from .harness._cases import Case
 from .harness._headers import project_headers
 from .judging import _stats as stats
 from .judging._pair import Outcome, Pair, Timings, describe_failure
-from .judging._race import archer_available, race_in_candidate
+from .judging._race import RaceCheck, archer_available, race_in_candidate
 from .judging._screen import screen
 from .sandbox._lease import summary as lease_summary
 from .sandbox._runner import Runner, Stop
@@ -54,6 +54,8 @@ ONE_THREAD_REPS = 7  # pairs of the OpenMP candidate's session at one thread
 DEFAULT_PAIRS = 21  # the least pairs at the smaller size of the confirmation session
 RACE_UNAVAILABLE = ("race detection was not available (it needs clang, ThreadSanitizer's runtime and LLVM's "
                     "Archer: see docs/safety.md), so data races were looked for only by repeated runs")
+RACE_UNCHECKED = "not shown: the candidate could not be checked for data races"
+RACE_RETRY_PATIENCE = 3.0  # a race check that ran out of time is tried once more with this many times its limits
 RACE_MEMORY = 64 * 1024**2  # the largest inputs the race detector runs on (its shadow memory is several times that)
 RACE_SMALL_CALLS = 12  # calls on small inputs under ThreadSanitizer, before one at the timing size
 WARMUPS = 2
@@ -302,12 +304,18 @@ class FunctionVerifier:
             self.progress("looking for data races")
             if not archer_available():
                 notes.append(RACE_UNAVAILABLE)
-            race = self._race(prepared, src, cand_dir)
+            check = self._race(prepared, src, cand_dir)
+            if check.timed_out:
+                self.progress("looking for data races again with more time (the first look ran out of time)")
+                check = self._race(prepared, src, cand_dir, patience=RACE_RETRY_PATIENCE)
             phases["check"] = time.monotonic() - t1
-            if race:
-                race = re.sub(r"\bfunction:(\d+)", r"line \1 of the candidate", race)
+            if check.race:
+                race = re.sub(r"\bfunction:(\d+)", r"line \1 of the candidate", check.race)
                 text = self._checked_on(f"ThreadSanitizer found a data race between OpenMP threads: {race}")
                 raise Stop(self.runner.verdict(Status.INCORRECT, text, limit=len(text)))
+            if check.failed:
+                self.runner.check_cancel()
+                raise Stop(self.runner.verdict(Status.UNSUPPORTED, f"{RACE_UNCHECKED}: {check.failed}"))
             nested = nested_parallel(code, self.language)
             if nested:
                 notes.append(nested)
@@ -521,7 +529,7 @@ class FunctionVerifier:
         if reason:
             raise Stop(self.runner.verdict(Status.REJECTED_UNSAFE, reason))
 
-    def _race(self, prepared: Prepared, candidate_src: Path, cand_dir: Path) -> str | None:
+    def _race(self, prepared: Prepared, candidate_src: Path, cand_dir: Path, patience: float = 1.0) -> RaceCheck:
         """Run the candidate, built with ThreadSanitizer, on many small calls and at the timing size.
 
         ThreadSanitizer sees a race only where the two accesses meet in its
@@ -545,8 +553,8 @@ class FunctionVerifier:
                     break
                 size //= 2
             runs.append((case, counts, 2))
-        except WorkerFailure:
-            return None
+        except WorkerFailure as exc:
+            return RaceCheck(failed=f"the original failed on the race check's inputs ({exc})")
         finally:
             original.close()
         threads = max(4, self.threads)
@@ -559,7 +567,7 @@ class FunctionVerifier:
         return race_in_candidate(
             [prepared.worker_src], [prepared.glue_src, candidate_src], flags=prepared.toolchain.flags,
             language=self.language, workdir=self.runner.job(cand_dir), threads=threads, commands=commands + encode(7),
-            settings=self.settings, cancel=self.cancel,
+            settings=self.settings, cancel=self.cancel, patience=patience,
         )
 
     def _candidate_info(self, code: str, info: FunctionInfo) -> FunctionInfo:

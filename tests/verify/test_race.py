@@ -102,20 +102,21 @@ CORRECT = {
 }
 
 
-def check(tmp_path: Path, function: str) -> str | None:
+def check(tmp_path: Path, function: str, settings: Settings | None = None) -> race.RaceCheck:
     source = tmp_path / "driver.c"
     source.write_text(DRIVER.format(function=function))
     work = tmp_path / "work"
     work.mkdir()
     return race.find_race(
-        [source], language="c", include_dirs=[], workdir=work, threads=4, run_args=["48"], settings=Settings()
+        [source], language="c", include_dirs=[], workdir=work, threads=4, run_args=["48"],
+        settings=settings or Settings(),
     )
 
 
 @pytest.mark.parametrize("name", sorted(RACY))
 def test_racy_candidates_are_reported_with_their_line(tmp_path: Path, name: str) -> None:
     function, racy_line = RACY[name]
-    found = check(tmp_path, function)
+    found = check(tmp_path, function).race
     assert found is not None, f"no race found for the {name}"
     assert found.startswith("data race at driver.c:")
     assert racy_line in found
@@ -125,7 +126,38 @@ def test_racy_candidates_are_reported_with_their_line(tmp_path: Path, name: str)
 
 @pytest.mark.parametrize("name", sorted(CORRECT))
 def test_correct_openmp_passes(tmp_path: Path, name: str) -> None:
-    assert check(tmp_path, CORRECT[name]) is None
+    assert check(tmp_path, CORRECT[name]).clean
+
+
+def test_a_check_that_runs_out_of_time_is_not_a_pass(tmp_path: Path) -> None:
+    # A loaded machine starves the instrumented run: that says nothing about races, so it must not read as "none".
+    slow = """double kernel(const double *a, double *b, int n)
+{
+    volatile double s = 0;
+    #pragma omp parallel for reduction(+:s)
+    for (long i = 0; i < 4000000000L; i++)
+        s += a[i % n];
+    return s;
+}"""
+    result = check(tmp_path, slow, Settings(run_timeout_s=0.5))
+    assert not result.clean and result.race is None
+    assert result.timed_out and "did not finish within 2 s" in (result.failed or "")
+
+
+def test_a_program_clang_cannot_build_is_not_a_pass(tmp_path: Path) -> None:
+    # GCC's nested functions build with gcc, never with clang: the race check cannot run, and says why.
+    nested = """double kernel(const double *a, double *b, int n)
+{
+    double twice(double x) { return 2.0 * x; }
+    double s = 0;
+    #pragma omp parallel for
+    for (int i = 0; i < n * n; i++)
+        s += twice(a[i]);
+    return s;
+}"""
+    result = check(tmp_path, nested)
+    assert not result.clean and not result.timed_out
+    assert (result.failed or "").startswith("clang could not build it with ThreadSanitizer (")
 
 
 def test_race_found_without_bubblewrap() -> None:
@@ -135,7 +167,7 @@ def test_race_found_without_bubblewrap() -> None:
         source = work / "driver.c"
         source.write_text(DRIVER.format(function=RACY["missing reduction"][0]))
         found = race.find_race([source], language="c", include_dirs=[], workdir=work, threads=2, run_args=["32"],
-                               settings=Settings(sandbox=False))
+                               settings=Settings(sandbox=False)).race
         assert found is not None and "s += a[i];" in found
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -156,7 +188,7 @@ def test_cpp_sources_use_clangxx(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     found = race.find_race([source], language="cpp", include_dirs=[], workdir=work, threads=4, run_args=[],
-                           settings=Settings())
+                           settings=Settings()).race
     assert found is not None and "driver.cpp:7" in found
 
 
@@ -216,3 +248,23 @@ def test_verifier_passes_the_private_version(scale_verifier) -> None:  # type: i
 
     verdict = scale_verifier.verify(SHARED_FACTOR.replace("parallel for", "parallel for private(f)"))
     assert verdict.status in TIMED, verdict.detail
+
+
+# GCC builds nested functions, clang does not: the candidate compiles and computes the right results, yet its
+# race check cannot be built, so it is never shown as verified.
+NESTED = """void scale(const double *a, double *out, int n)
+{
+    double twice(double x) { return 2.0 * x; }
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++)
+        out[i] = twice(a[i]);
+}"""
+
+
+def test_verifier_refuses_a_candidate_it_could_not_check_for_races(scale_verifier) -> None:  # type: ignore[no-untyped-def]
+    from perfalign.server.verdict import Status
+
+    verdict = scale_verifier.verify(NESTED)
+    assert verdict.status is Status.UNSUPPORTED, verdict.detail
+    assert "could not be checked for data races" in verdict.detail
+    assert "clang could not build it" in verdict.detail

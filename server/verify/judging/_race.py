@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,6 +22,25 @@ from ...settings import Settings
 from ..sandbox import _sandbox as sandbox
 
 RACE_EXIT = 66
+FIRST_ERROR = re.compile(r"^.*\berror\b.*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class RaceCheck:
+    """What a race check saw: the first race (one line), none, or why it could not finish.
+
+    ``failed`` is set when the check could not build or run the program to
+    the end (``timed_out`` when it ran out of time): nothing is known about
+    races then, and a caller must not take it for "no race".
+    """
+
+    race: str | None = None
+    failed: str | None = None
+    timed_out: bool = False
+
+    @property
+    def clean(self) -> bool:
+        return self.race is None and self.failed is None
 SUMMARY = re.compile(r"SUMMARY: ThreadSanitizer: data race (\S+?):(\d+)(?::\d+)?(?: in (\S+))?")
 FRAME = re.compile(r"#\d+ \S+ (\S+?):(\d+)(?::\d+)? ")
 
@@ -102,13 +122,13 @@ def find_race(
     run_args: list[str],
     settings: Settings,
     cancel: threading.Event | None = None,
-) -> str | None:
+) -> RaceCheck:
     """Build a whole program from ``sources`` with ThreadSanitizer and Archer, run it, describe the first race.
 
-    Returns one line naming the racy source line (``file:line: code``), or None
-    when no race was seen, when the build or run failed for another reason
-    (the verifier's ordinary checks report those), or when clang or Archer is
-    not installed.
+    The check's ``race`` names the racy source line (``file:line: code``);
+    ``failed`` says why the program could not be built or run to the end.
+    Both are None when it ran cleanly, or when clang or Archer is not
+    installed (``archer_available`` tells those apart).
     """
     compile_args = [*[f"-I{d}" for d in include_dirs], *map(str, sources)]
     return _race(compile_args, sources, readable=list(include_dirs) + list(sources), language=language,
@@ -126,29 +146,32 @@ def race_in_candidate(
     commands: bytes,
     settings: Settings,
     cancel: threading.Event | None = None,
-) -> str | None:
+    patience: float = 1.0,
+) -> RaceCheck:
     """Build a candidate's worker with ThreadSanitizer and Archer, run it on recorded commands, describe the first race.
 
     ``c_sources`` are C files (the worker), ``units`` the function's own units
     (the glue and the candidate), compiled with the user's ``flags`` but no
     optimisation flags. The candidate is compiled from the same text as for
-    timing.
+    timing. ``patience`` multiplies the run's time limits (a second try
+    after a first one ran out of time on a loaded machine).
     """
     keep = [f for f in flags if not f.startswith("-O") and f != "-fopenmp" and not f.startswith("-falign")]
     worker = ["-x", "c", *map(str, c_sources), "-x", "none"] if language == "cpp" else [str(s) for s in c_sources]
     compile_args = ["-w", *keep, *worker, *map(str, units)]
     return _race(compile_args, list(units), readable=list(c_sources) + list(units), language=language,
-                 workdir=workdir, threads=threads, run_args=[], stdin=commands, settings=settings, cancel=cancel)
+                 workdir=workdir, threads=threads, run_args=[], stdin=commands, settings=settings, cancel=cancel,
+                 patience=patience)
 
 
 def _race(compile_args: list[str], sources: list[Path], *, readable: list[Path], language: str, workdir: Path,
           threads: int, run_args: list[str], stdin: bytes | None, settings: Settings,
-          cancel: threading.Event | None) -> str | None:
+          cancel: threading.Event | None, patience: float = 1.0) -> RaceCheck:
     if not archer_available():
-        return None
+        return RaceCheck()
     clang = _clang(language)
     if clang is None:
-        return None
+        return RaceCheck()
     binary = workdir / "race_check"
     built = sandbox.run(
         [clang, "-fopenmp", "-fsanitize=thread", "-g", "-O0", *compile_args, "-o", str(binary), "-lm"],
@@ -158,20 +181,47 @@ def _race(compile_args: list[str], sources: list[Path], *, readable: list[Path],
         sandbox=settings.sandbox,
         readable=readable,
     )
+    if built.cancelled:
+        return RaceCheck(failed="cancelled")
     if not built.ok:
-        return None
+        if built.timed_out:
+            return RaceCheck(failed=f"clang did not build it with ThreadSanitizer within {settings.compile_timeout_s:.0f} s",
+                             timed_out=True)
+        error = FIRST_ERROR.search(built.stderr)
+        reason = error.group(0).strip() if error else f"exit status {built.returncode}"
+        return RaceCheck(failed=f"clang could not build it with ThreadSanitizer ({_short(reason)})")
+    wall_s = settings.run_timeout_s * 4 * patience
     ran = sandbox.run(
         [str(binary), *run_args],
         cwd=workdir,
         stdin=stdin,
-        limits=sandbox.Limits(wall_s=settings.run_timeout_s * 4, cpu_s=settings.run_timeout_s * 8, memory_bytes=0),
+        limits=sandbox.Limits(wall_s=wall_s, cpu_s=settings.run_timeout_s * 8 * patience, memory_bytes=0),
         env=_race_env(threads),
         cancel=cancel,
         sandbox=settings.sandbox,
     )
-    if ran.timed_out or ran.cancelled:
-        return None
-    return describe_race(ran.stderr, sources)
+    if ran.cancelled:
+        return RaceCheck(failed="cancelled")
+    if (race := describe_race(ran.stderr, sources)) is not None:
+        return RaceCheck(race=race)
+    if ran.timed_out:
+        return RaceCheck(failed=f"its run under ThreadSanitizer did not finish within {wall_s:.0f} s", timed_out=True)
+    if not ran.ok:
+        return RaceCheck(failed=f"its run under ThreadSanitizer failed ({_ended(ran)})")
+    return RaceCheck()
+
+
+def _ended(ran: sandbox.RunResult) -> str:
+    """How a run under ThreadSanitizer ended, in a few words: its signal or exit status and last report line."""
+    how = f"signal {ran.signal}" if ran.signal else f"exit status {ran.returncode}"
+    if ran.output_exceeded:
+        how += ", too much output"
+    lines = [line.strip() for line in ran.stderr.splitlines() if line.strip()]
+    return f"{how}: {_short(lines[-1])}" if lines else how
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"([^"]+)"')
