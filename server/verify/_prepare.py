@@ -31,6 +31,7 @@ from .harness._cases import Case, Domain
 from .harness._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober
 from .harness._units import ArrayProfile, ScalarProfile
+from .judging._accuracy import level, output_error, plain_flags, reference_source, tolerance
 from .judging._compare import first_difference
 from .judging._pair import Known, Pair, Timings, describe_failure, own_time
 from .judging._race import archer_available
@@ -170,6 +171,11 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         prepared.second_size = _second_size(runner, prepared)
     runner.progress("checking the harness on the original")
     _self_check(runner, prepared, rng)
+    if any(c.arrays is ArrayProfile.ILL_CONDITIONED for c in prepared.check_cases):
+        runner.progress("measuring the original's accuracy on ill-conditioned inputs")
+        if not _accuracy_levels(runner, prepared, side_src):
+            # Without a reference to judge them by, such cases would call an honest reassociation wrong.
+            prepared.check_cases = [c for c in prepared.check_cases if c.arrays is not ArrayProfile.ILL_CONDITIONED]
     if skip_zero:
         prepared.notes.append("sizes of 0 are not checked (the original reads an element even then)")
     if added:
@@ -181,6 +187,78 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
             prepared.compiler_alone = _compiler_alone(runner, prepared, rng)
     runner.progress(f"ready: problem size {n}, {plan.describe_sizes(choice)}")
     return prepared
+
+
+def side_program(tool: Toolchain, src: Path, exe: Path, prepared: Prepared) -> list[str]:
+    """The command that builds a side unit (a candidate's, or the reference's) into a worker program."""
+    argv = tool.compile([src], exe)
+    argv.remove("-c")
+    argv[-2:-2] = [str(prepared.worker_obj), str(prepared.glue_obj)]
+    return argv + tool.link
+
+
+def _accuracy_levels(runner: Runner, prepared: Prepared, side_src: Path) -> bool:
+    """Measure, on each ill-conditioned check case, the original's error and its plain arithmetic's against the
+    original built at a higher precision, and keep what each case holds a candidate to (``judging/_accuracy``).
+
+    False when that cannot be measured: the interface cannot be wrapped, a build fails, or the reference does
+    not agree with the original on ordinary inputs (where both are accurate).
+    """
+    plan, tool = prepared.plan, prepared.toolchain
+    text = reference_source(plan, prepared.choice)
+    if text is None:
+        return False
+    info = plan.function
+    dirs = [runner.job(), runner.job()]
+    reference_src = dirs[0] / side_src.name.replace("original", "reference")
+    reference_src.write_text(_units.unit_source(plan, text, context=info.context, namespaces=info.namespaces))
+    reference_exe, plain_exe = dirs[0] / "reference", dirs[1] / "plain"
+    plain = side_program(tool, side_src, plain_exe, prepared)
+    plain[1:1] = plain_flags(tool.compiler())
+    built = runner.parallel([side_program(tool, reference_src, reference_exe, prepared), plain],
+                            runner.settings.compile_timeout_s, cwds=dirs)
+    if not all(res.ok for res in built):
+        return False
+    lockdown = original_lockdown(tool)
+    timeout = runner.call_timeout(prepared.baseline_ms)
+    ordinary = [_cases.case(plan, s, 1000 + s) for s in sorted({17, 64, min(prepared.problem_size, 1000)})]
+    workers = [runner.start(exe, name, threads=1, lockdown=lockdown) for exe, name in (
+        (prepared.original_exe, "the original"), (reference_exe, "the original at a higher precision"),
+        (plain_exe, "the original in plain arithmetic"))]
+    original, reference, plain_worker = workers
+    try:
+        reference.hello()
+        plain_worker.hello()
+        pair = Pair(original, reference, prepared.iface, plan, prepared.choice, prepared.rtol)
+        if pair.check(ordinary, timeout) is not None:
+            return False
+        for case in prepared.check_cases:
+            if case.arrays is not ArrayProfile.ILL_CONDITIONED:
+                continue
+            counts = pair.counts(case, timeout)
+            placed = pair.layout(case, counts, 0)
+            if placed is None or pair.bytes(counts) > pair.memory_cap:
+                continue
+            got = []
+            for worker in workers:
+                Pair.setup(worker, case, counts, *placed, timeout)
+                worker.call(timeout)
+                got.append(pair.results(worker, placed[0], counts, timeout).copy())
+            err_original = output_error(prepared.iface, got[0], got[1])
+            err_plain = output_error(prepared.iface, got[2], got[1])
+            if err_original is None or err_plain is None:
+                continue
+            known = prepared.known
+            known.keep(case, got[0])
+            known.keep(case, got[1], known.references)
+            if case in known.results and case in known.references:
+                known.levels[case] = level(err_original, err_plain, tolerance(prepared.rtol, got[1]))
+    except WorkerFailure:
+        return False
+    finally:
+        for worker in workers:
+            worker.close()
+    return bool(prepared.known.levels)
 
 
 def _second_size(runner: Runner, prepared: Prepared) -> int | None:

@@ -31,6 +31,7 @@ from ..cparse import Role
 from .harness._cases import FREE, Case, Domain, alias_pairs, case, domain_probes, probe_cases
 from .harness._plan import PROBLEM_SIZE, HarnessPlan, Kind, ParamPlan, annotation_hint
 from .harness._units import ArrayProfile, ScalarProfile
+from .judging._accuracy import reference_source
 from .sandbox._sandbox import Limits
 from .sandbox._worker import Worker, WorkerFailure
 
@@ -281,7 +282,10 @@ class Prober:
                     return False
             return True
 
-        arrays = [ArrayProfile.RANDOM] + [p for p in ArrayProfile if p is not ArrayProfile.RANDOM and plan.arrays
+        # Ill-conditioned inputs only where the original can be built at a higher precision to judge them by.
+        tried = [p for p in ArrayProfile if p is not ArrayProfile.RANDOM and (
+            p is not ArrayProfile.ILL_CONDITIONED or reference_source(plan, choice) is not None)]
+        arrays = [ArrayProfile.RANDOM] + [p for p in tried if plan.arrays
                                           and clean(domain_probes(plan, arrays=p), f"{p.name.lower()} inputs")]
         has_scalars = any(pp.kind == Kind.VALUE and pp.param.role is Role.SCALAR and pp.value is None
                           for pp in plan.params)

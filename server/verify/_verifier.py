@@ -30,7 +30,7 @@ from ..cparse import CParseError, FunctionInfo
 from ..errors import HarnessError, bug_message
 from ..settings import Settings, find_config, read_config
 from ..verdict import Status, Verdict
-from ._prepare import Prepared, original_lockdown, prepare_original
+from ._prepare import Prepared, original_lockdown, prepare_original, side_program
 from ._project import project_route, verify_with_project
 from ._scaling import measure_scaling
 from ._timing_text import duration_text, session_entry, sessions_story, timed_text, timing_detail
@@ -54,6 +54,8 @@ ONE_THREAD_REPS = 7  # pairs of the OpenMP candidate's session at one thread
 DEFAULT_PAIRS = 21  # the least pairs at the smaller size of the confirmation session
 RACE_UNAVAILABLE = ("race detection was not available (it needs clang, ThreadSanitizer's runtime and LLVM's "
                     "Archer: see docs/safety.md), so data races were looked for only by repeated runs")
+ROUNDING_CHANGED = ("it rounds differently from the original on ill-conditioned inputs, where the original is no "
+                    "more accurate than plain arithmetic")
 RACE_UNCHECKED = "not shown: the candidate could not be checked for data races"
 RACE_RETRY_PATIENCE = 3.0  # a race check that ran out of time is tried once more with this many times its limits
 RACE_MEMORY = 64 * 1024**2  # the largest inputs the race detector runs on (its shadow memory is several times that)
@@ -253,11 +255,7 @@ class FunctionVerifier:
         exe_dir = self.runner.job(cand_dir)
         exe = exe_dir / "candidate"
         tool = prepared.toolchain
-        argv = tool.compile([src], exe)
-        argv.remove("-c")
-        argv[-2:-2] = [str(prepared.worker_obj), str(prepared.glue_obj)]
-        argv += tool.link
-        res = self.runner.run(argv, self.settings.compile_timeout_s, cwd=exe_dir)
+        res = self.runner.run(side_program(tool, src, exe, prepared), self.settings.compile_timeout_s, cwd=exe_dir)
         phases["compile"] = time.monotonic() - t0
         if not res.ok:
             self.runner.check_cancel()
@@ -286,6 +284,7 @@ class FunctionVerifier:
             threads = sorted({*CHECK_THREADS, self.threads})
             cases += prepared.race_cases
         timeout = self.runner.call_timeout(prepared.baseline_ms)
+        self._sessions.rounding_changed = False  # set by the check: a result differed only in its rounding
         outcome = self._check(prepared, exe, cases, threads, timeout)
         patient = False  # the candidate needed the longer limit of a second try
         if outcome is not None and self._retry(outcome, prepared):
@@ -300,6 +299,8 @@ class FunctionVerifier:
         if outcome is not None:
             raise Stop(self._outcome_verdict(outcome))
         notes = list(prepared.notes)
+        if getattr(self._sessions, "rounding_changed", False):
+            notes.append(ROUNDING_CHANGED)
         if self.mode == "openmp":
             self.progress("looking for data races")
             if not archer_available():
@@ -456,7 +457,9 @@ class FunctionVerifier:
                     known=prepared.known)
         try:
             candidate.hello()
-            return pair.check(cases, timeout, threads, progress=self.runner.check_cancel)
+            outcome = pair.check(cases, timeout, threads, progress=self.runner.check_cancel)
+            self._sessions.rounding_changed = pair.rounding_changed
+            return outcome
         except WorkerFailure as failure:
             return pair._candidate_failed(failure, timeout, "")
         finally:

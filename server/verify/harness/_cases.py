@@ -37,6 +37,7 @@ ALIAS_SIZES = [1, 7, 33, 64]
 SPECIAL_KINDS = 7  # NaN, +Inf, -Inf, -0, denormal, -denormal (integers: 0, 1, -1, the limits), then all mixed
 SPECIAL_MIXED = 6
 SPECIAL_SIZES = [3, 17]
+ILL_KINDS = ("a large value and its opposite around small ones", "values that cancel in pairs, shuffled")
 FREE = -(1 << 63)  # a scalar's slot when nothing bounds it from below (the glue's LLONG_MIN)
 
 
@@ -53,7 +54,8 @@ class Case:
     @property
     def array_profile(self) -> int:
         """The profile as the glue reads it: the variant of special values above the profile's number."""
-        return int(self.arrays) | (self.variant << 8 if self.arrays is ArrayProfile.SPECIAL else 0)
+        varied = self.arrays in (ArrayProfile.SPECIAL, ArrayProfile.ILL_CONDITIONED)
+        return int(self.arrays) | (self.variant << 8 if varied else 0)
 
     @property
     def size(self) -> int:
@@ -68,6 +70,8 @@ class Case:
         if self.arrays is ArrayProfile.SPECIAL:
             kinds = "NaN/0, Inf/1, -Inf/-1, -0/the largest, denormals/the smallest, -denormals/0, all mixed"
             parts.append(f"special inputs ({kinds.split(', ')[self.variant]})")
+        elif self.arrays is ArrayProfile.ILL_CONDITIONED:
+            parts.append("ill-conditioned inputs (" + ILL_KINDS[self.variant % 2] + ")")
         elif self.arrays is not ArrayProfile.RANDOM:
             parts.append(f"{self.arrays.name.lower()} inputs")
         if self.scalars is not ScalarProfile.RANDOM:
@@ -192,6 +196,9 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
         # 201 elements must repeat one") must meet distinct wide values at such a size.
         if cheap(large := rng.randrange(*LARGE_PROFILE_SIZES)):
             out.append(case(plan, large, seed(), arrays=profile))
+        if profile is ArrayProfile.ILL_CONDITIONED:
+            # Both kinds of cancellation: a compensated sum handles one, and not always the other.
+            out += [case(plan, s, seed(), arrays=profile, variant=1) for s in PROFILE_SIZES]
         if profile is ArrayProfile.SPECIAL:
             # Each kind of special value alone too: NaN alone is where "ignores NaN" shows.
             out += [case(plan, s, seed(), arrays=profile, variant=kind)

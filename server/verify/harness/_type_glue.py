@@ -162,6 +162,32 @@ static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng,
     int profile = variant & 0xff;
     size_t j;
     if (profile == 7) { @T@ z = ranged ? (@T@)lo : (@T@)0; for (j = 0; j < count; j++) p[j] = z; return; }
+    if (profile == 8 && PF_ISF(@T@) && !ranged) {
+        /* Ill-conditioned, after Ogita, Rump and Oishi's generators: a sum far smaller than its terms. Variant 0:
+           a large value first and its opposite (plus a small value) last, around small values; 1: pairs of a value
+           of any magnitude and its opposite plus a small value. */
+        int top = sizeof(@T@) <= 4 ? 16 : 40;
+        if ((variant >> 8) % 2 == 0) {
+            for (j = 0; j < count; j++)
+                p[j] = (@T@)((2.0 * perfalign_unit(rng) - 1.0) * (double)(1 << (perfalign_next(rng) % 5)));
+            if (count >= 2) {
+                p[0] = (@T@)((1.0 + perfalign_unit(rng)) * ldexp(1.0, top));
+                p[count - 1] = (@T@)(-(double)p[0] + (2.0 * perfalign_unit(rng) - 1.0));
+            }
+        } else {
+            for (j = 0; j < count; j++)
+                p[j] = j % 2 == 0 ? (@T@)((2.0 * perfalign_unit(rng) - 1.0) * ldexp(1.0, (int)(perfalign_next(rng) % (top + 1))))
+                                  : (@T@)(-(double)p[j - 1] + (2.0 * perfalign_unit(rng) - 1.0));
+            /* Shuffled, so that no order of summation meets each pair side by side (a plain sum in order would). */
+            for (j = count; j > 1; j--) {
+                size_t k = (size_t)(perfalign_next(rng) % j);
+                @T@ t = p[j - 1];
+                p[j - 1] = p[k];
+                p[k] = t;
+            }
+        }
+        return;
+    }
     if (profile == 5) { @T@ v = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6); for (j = 0; j < count; j++) p[j] = v; return; }
     if (profile == 6) {
         @T@ v[3];

@@ -44,6 +44,7 @@ class ArrayProfile(IntEnum):
     CONSTANT = 5  # one value repeated
     FEW = 6  # three distinct values
     ZERO = 7  # all zero (the low end of a stated range)
+    ILL_CONDITIONED = 8  # floating point whose sums cancel (see ``judging/_accuracy``); otherwise as RANDOM
 
 
 class ScalarProfile(IntEnum):

@@ -20,6 +20,7 @@ from ..harness._cases import Case
 from ..harness._plan import HarnessPlan, Kind, ReturnKind
 from ..harness._units import ArrayProfile
 from ..sandbox._worker import CpuLedger, Interface, Layout, Usage, Worker, WorkerFailure, layout_for
+from ._accuracy import Level, output_error
 from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, number_at, results,
                        returned_difference, same_bytes)
 from ._example import EXAMPLE_ELEMENTS, failing_call
@@ -91,11 +92,16 @@ class Known:
     results: dict[Case, Results] = field(default_factory=dict)
     counts: dict[tuple[int, ...], list[int]] = field(default_factory=dict)
     budget: int = KNOWN_BYTES
+    # On ill-conditioned cases: the higher-precision original's results, and the accuracy each case holds a
+    # candidate to (measured when the function was prepared, ``_accuracy``).
+    references: dict[Case, Results] = field(default_factory=dict)
+    levels: dict[Case, Level] = field(default_factory=dict)
 
-    def keep(self, case: Case, expected: Results) -> None:
+    def keep(self, case: Case, expected: Results, into: dict[Case, Results] | None = None) -> None:
+        kept = self.results if into is None else into
         size = expected.nbytes
-        if case not in self.results and size <= self.budget:
-            self.results[case] = expected
+        if case not in kept and size <= self.budget:
+            kept[case] = expected
             self.budget -= size
 
 
@@ -106,6 +112,7 @@ class Pair:
         # The original's worker, or how to start it when a check first needs it (its results may all be known).
         self._original = original if isinstance(original, Worker) else None
         self._start_original = None if isinstance(original, Worker) else original
+        self.rounding_changed = False  # a result differed from the original's only as its rounding on such a case
         self.candidate = candidate
         self.iface = iface
         self.plan = plan
@@ -188,6 +195,13 @@ class Pair:
                 layout, alias_of = placed
             except WorkerFailure as failure:
                 return self._original_failed(failure, case)
+            reference, level = None, None
+            if case.arrays is ArrayProfile.ILL_CONDITIONED:
+                # Judged by accuracy against the higher-precision original (``_accuracy``), never by distance from
+                # the original's results: a plain sum reassociated differs from them here as much as a wrong one.
+                if self.known is None or case not in self.known.levels:
+                    continue
+                reference, level = self.known.references[case], self.known.levels[case]
             runs = [(t, r) for t in threads or [0] for r in range(case.repeats)]
             expected: Results | None = None
             for t, run in runs:
@@ -215,7 +229,8 @@ class Pair:
                         return Outcome("unsafe", f"the candidate ran {used} threads where it was given at most "
                                                  f"{budget}")
                     got = self.results(self.candidate, layout, counts, timeout)
-                    wrong = self.difference(expected, got, case, counts, repeated=run > 0)
+                    wrong = self.difference(expected, got, case, counts, repeated=run > 0, reference=reference,
+                                            level=level)
                     if wrong:
                         return Outcome("incorrect", wrong + at,
                                        self.written_out(case, counts, layout, alias_of, expected, got, t, timeout))
@@ -257,11 +272,23 @@ class Pair:
             return ""
 
     def difference(self, expected: Results, got: Results, case: Case, counts: list[int], *, repeated: bool = False,
-                   timed: bool = False) -> str | None:
-        """How the candidate's results differ from the original's, in one line; None when they agree."""
+                   timed: bool = False, reference: Results | None = None, level: Level | None = None) -> str | None:
+        """How the candidate's results differ from the original's, in one line; None when they agree.
+
+        With ``reference`` and ``level`` (an ill-conditioned case: the higher-precision original's results and
+        the accuracy the case holds a candidate to), floating-point outputs are judged by their error against
+        the reference instead of by their distance from the original's.
+        """
         where = case.describe(self.plan) + (", on a repeated run" if repeated else "") + (", on a timed call" if timed else "")
         names = [pp.param.name for pp in self.plan.params]
         special = case.arrays is ArrayProfile.SPECIAL
+        judged = False  # the floating-point outputs are judged by their accuracy (an ill-conditioned case)
+        if reference is not None and level is not None and (err := output_error(self.iface, got, reference)) is not None:
+            judged = True
+            if level.allowed is not None and err > level.allowed:
+                return (f"its results are off by {err:.2g} of their largest magnitude from the original computed at a "
+                        f"higher precision, where the original is off by {level.original:.2g} and the same code in "
+                        f"plain arithmetic by {level.plain:.2g}: the rewrite loses the original's accuracy ({where})")
         for i, p in enumerate(self.iface.params):
             if p.kind == Kind.VALUE:
                 continue
@@ -278,6 +305,9 @@ class Pair:
                     return (f"'{names[i]}' holds {held} of other sizes, or more or fewer of them, after the candidate "
                             f"({where})")
                 return f"'{names[i]}' has {y.size} elements after the candidate, {x.size} after the original ({where})"
+            if judged and x.dtype.kind == "f":
+                self.rounding_changed |= first_difference(x, y, self.rtol) is not None
+                continue
             bad = first_difference(x, y, self.rtol, special=special)
             if bad is not None:
                 at = self.plan.params[i].label(bad)
@@ -288,6 +318,9 @@ class Pair:
                         f"{_value(number_at(x, bad))}{low} ({where})")
         if expected.returned is not None and got.returned is not None:
             x, y = expected.returned, got.returned
+            if judged and x.dtype.kind == "f":
+                self.rounding_changed |= first_difference(x, y, self.rtol) is not None
+                return None
             if self.iface.return_kind is ReturnKind.VECTOR:
                 if x.shape != y.shape:
                     return f"the returned vector has {y.size} elements, the original's {x.size} ({where})"

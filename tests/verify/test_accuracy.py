@@ -1,0 +1,146 @@
+"""A rewrite keeps the original's accuracy on ill-conditioned inputs; an honest reassociation stays correct."""
+from __future__ import annotations
+
+import pytest
+
+from perfalign.server import cparse
+from perfalign.server.settings import Settings
+from perfalign.server.verdict import TIMED, Status
+from perfalign.server.verify._verifier import FunctionVerifier
+from perfalign.server.verify.harness._plan import make_plan
+from perfalign.server.verify.judging._accuracy import reference_source
+
+# Neumaier's compensated sum (Ogita, Rump and Oishi's Sum2): accurate as if summed at twice the precision.
+TWO_SUM = """double total(const double *a, int n)
+{
+    double s = 0.0, e = 0.0;
+    for (int i = 0; i < n; i++) {
+        double t = s + a[i];
+        double z = t - s;
+        e += (s - (t - z)) + (a[i] - z);
+        s = t;
+    }
+    return s + e;
+}
+"""
+
+KAHAN = """double total(const double *a, int n)
+{
+    double s = 0.0, c = 0.0;
+    for (int i = 0; i < n; i++) {
+        double y = a[i] - c;
+        double t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+    return s;
+}
+"""
+
+PLAIN = """double total(const double *a, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+"""
+
+FOUR_ACCUMULATORS = """double total(const double *a, int n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int i = 0;
+    for (; i + 3 < n; i += 4) {
+        s0 += a[i];
+        s1 += a[i + 1];
+        s2 += a[i + 2];
+        s3 += a[i + 3];
+    }
+    for (; i < n; i++)
+        s0 += a[i];
+    return (s0 + s1) + (s2 + s3);
+}
+"""
+
+OPENMP_REDUCTION = """double total(const double *a, int n)
+{
+    double s = 0.0;
+    #pragma omp parallel for reduction(+:s)
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+"""
+
+
+def verify(original: str, candidate: str, mode: str = "serial"):  # type: ignore[no-untyped-def]
+    settings = Settings(threads=2) if mode == "openmp" else Settings()
+    with FunctionVerifier(original, "c", "total", mode=mode, settings=settings) as verifier:
+        return verifier.verify(candidate)
+
+
+@pytest.mark.parametrize("original", [TWO_SUM, KAHAN], ids=["two-sum", "kahan"])
+@pytest.mark.parametrize("candidate", [PLAIN, FOUR_ACCUMULATORS], ids=["plain", "four-accumulators"])
+def test_dropping_the_compensation_is_incorrect(original: str, candidate: str) -> None:
+    verdict = verify(original, candidate)
+    assert verdict.status is Status.INCORRECT, verdict.detail
+    assert "loses the original's accuracy" in verdict.detail and "ill-conditioned inputs" in verdict.detail
+
+
+def test_a_plain_sum_reassociated_stays_faster() -> None:
+    verdict = verify(PLAIN, FOUR_ACCUMULATORS)
+    assert verdict.status is Status.FASTER, verdict.detail
+    assert "rounds differently from the original on ill-conditioned inputs" in verdict.detail
+
+
+def test_an_openmp_reduction_of_a_plain_sum_is_correct() -> None:
+    verdict = verify(PLAIN, OPENMP_REDUCTION, mode="openmp")
+    assert verdict.status in TIMED, verdict.detail
+    assert "rounds differently" in verdict.detail
+
+
+def test_a_compensated_rewrite_of_a_compensated_sum_is_correct() -> None:
+    # The same compensation, split over two interleaved halves: as accurate as the original.
+    two_halves = """double total(const double *a, int n)
+{
+    double s[2] = {0.0, 0.0}, e[2] = {0.0, 0.0};
+    for (int i = 0; i < n; i++) {
+        int k = i & 1;
+        double t = s[k] + a[i];
+        double z = t - s[k];
+        e[k] += (s[k] - (t - z)) + (a[i] - z);
+        s[k] = t;
+    }
+    double t = s[0] + s[1];
+    double z = t - s[0];
+    return t + ((s[0] - (t - z)) + (s[1] - z) + e[0] + e[1]);
+}
+"""
+    verdict = verify(TWO_SUM, two_halves)
+    assert verdict.status in TIMED, verdict.detail
+
+
+def test_an_original_that_cannot_be_built_at_a_higher_precision_is_verified_as_before() -> None:
+    # "long double" cannot be widened by the reference's macros: no ill-conditioned inputs, the rest as always.
+    wide = PLAIN.replace("double s = 0.0;", "long double s = 0.0;")
+    verdict = verify(wide, wide)
+    assert verdict.status in TIMED, verdict.detail
+    assert "ill-conditioned" not in verdict.detail
+
+
+@pytest.mark.parametrize("source, language, name", [
+    ("#include <vector>\ndouble f(const std::vector<double>& v) { double s = 0; for (double x : v) s += x; return s; }",
+     "cpp", "f"),
+    ("long f(const long *a, int n) { long s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }", "c", "f"),
+])
+def test_no_reference_where_the_interface_cannot_be_wrapped(source: str, language: str, name: str) -> None:
+    plan = make_plan(cparse.find_function(source, language, name=name))
+    assert reference_source(plan, [0] * len(plan.params)) is None
+
+
+def test_the_reference_widens_the_original_behind_its_signature() -> None:
+    plan = make_plan(cparse.find_function(TWO_SUM, "c", name="total"))
+    text = reference_source(plan, [0, 0])
+    assert text is not None
+    assert "#define double long double" in text and "perfalign_hp_total(" in text
+    assert text.rstrip().endswith("}") and "double total(const double * a, int n) {" in text
