@@ -189,6 +189,20 @@ def test_a_bad_request_alone_is_answered_without_waiting_for_the_next_message(cl
     assert "shorter" in client.answer("bad", timeout=5)["error"]["message"]
 
 
+
+@pytest.mark.parametrize("method", ["textDocument/codeAction", "textDocument/didOpen"])
+def test_a_message_nested_100000_deep_is_answered_and_the_next_request_is_served(client: RawClient,
+                                                                               method: str) -> None:
+    nested = "[" * 100_000 + "]" * 100_000
+    body = ('{"jsonrpc": "2.0", "id": "deep", "method": "%s", "params": %s}' % (method, nested)).encode()
+    client.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    error = client.answer("deep")["error"]
+    assert error["code"] == -32600 and "nests JSON arrays or objects too deeply" in error["message"], error
+    uri = (client.root / "kernel.c").as_uri()  # type: ignore[attr-defined]
+    client.request(7, "textDocument/codeAction", actions_params(uri))
+    assert titles(client.answer(7)) == ["Optimize this function", "Parallelize with OpenMP"]
+    assert client.proc.poll() is None
+
 INVALID_PARAMS = {
     "textDocument is a number": {"textDocument": 5, "range": {"start": {"line": 0, "character": 0},
                                  "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}},
