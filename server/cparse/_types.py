@@ -14,10 +14,14 @@ QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__"}
 RESTRICT = {"restrict", "__restrict", "__restrict__"}
 
 
+_SPACES = re.compile(r"\s+")
+_PUNCTUATION = re.compile(r"\s*([*&<>,])\s*")
+
+
 def normalize_type(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"\s*([*&<>,])\s*", r" \1 ", text)
-    text = re.sub(r"\s+", " ", text).strip()
+    text = _SPACES.sub(" ", text).strip()
+    text = _PUNCTUATION.sub(r" \1 ", text)
+    text = _SPACES.sub(" ", text).strip()
     text = text.replace("> >", ">>").replace("* *", "**").replace("& &", "&&")
     text = text.replace(" ,", ",").replace(" <", "<").replace("< ", "<").replace(" >", ">")
     return text
