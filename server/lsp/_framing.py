@@ -33,8 +33,8 @@ _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]"
 _HEADER_LINE = re.compile(rb"(" + _TOKEN + rb"+)[ \t]*:[ \t]*(.*?)[ \t]*")
 _FIELD_NAME = re.compile(_TOKEN + rb"*\Z")
 _WHITESPACE = b" \t\r\n"
-# What a scan of a too-deep body looks for: the next bracket or string, a string, and a member's colon.
-_STRUCTURE = re.compile(r'[\[\]{}"]')
+# What a scan of a too-deep body looks for: the next run of brackets or string, a string, a member's colon.
+_STRUCTURE = re.compile(r'[\[{]+|[\]}]+|"')
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _COLON = re.compile(r"\s*:\s*")
 
@@ -285,13 +285,13 @@ def _top_level_scalars(body: bytes) -> dict[str, Any]:
     while (mark := _STRUCTURE.search(text, at)) is not None:
         at = mark.start()
         char = text[at]
-        if char in "[{":
-            depth += 1
-            at += 1
+        if char in "[{":  # a run of openings, counted at once
+            depth += mark.end() - at
+            at = mark.end()
             continue
         if char in "]}":
-            depth -= 1
-            at += 1
+            depth -= mark.end() - at
+            at = mark.end()
             if depth <= 0:
                 break
             continue
