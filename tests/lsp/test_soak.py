@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -106,11 +107,15 @@ def test_a_long_hostile_session_answers_everything_and_stays_flat(tmp_path: Path
             assert titles(client.answers[ids[-1]]) == ["Optimize this function", "Parallelize with OpenMP"]
             report = client.answers[ids[-2]]["result"]
             assert report["pid"] == pid and report["raceDetection"].startswith(race_detection), report
+        # A thread or descriptor of the last request may still be on its way out: a leak stays, that does not.
+        deadline = time.monotonic() + 5
         after = server_figures(pid)
-        print(f"soak: {client.sent - sent} messages; descriptors {before[0]} -> {after[0]}, threads {before[1]} -> {after[1]}, "
-              f"resident memory {before[2] / 1024:.1f} -> {after[2] / 1024:.1f} MiB")
-        assert after[0] == before[0], (before, after)
-        assert after[1] <= before[1], (before, after)
+        while (after[0] > before[0] or after[1] > before[1]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            after = server_figures(pid)
+        print(f"soak: {client.sent - sent} messages; descriptors {before[0]} -> {after[0]}, "
+              f"threads {before[1]} -> {after[1]}, resident memory {before[2] / 1024:.1f} -> {after[2] / 1024:.1f} MiB")
+        assert after[0] <= before[0] and after[1] <= before[1], (before, after)
         assert after[2] - before[2] < 20 * 1024, (before, after)
         assert client.proc.poll() is None
     finally:
