@@ -4,7 +4,8 @@
 
 For each kind of malformed message (a Content-Length that is not a number, a
 negative one, none, a body longer or shorter than said, a body that is not
-JSON, bytes that are no message) the client writes the bad message and a valid
+JSON, bytes that are no message, a request whose params nest 100,000 arrays
+deep) the client writes the bad message and a valid
 ``textDocument/codeAction`` request at once, and times the answer to the valid
 request; "none" is the same request after a well-formed one. Prints the median
 and the largest time of each, in milliseconds. ``--idle N`` first times N
@@ -28,6 +29,8 @@ from lsp_bench import DEFAULT_FILE, Client, initialize
 
 BAD = {"jsonrpc": "2.0", "id": "bad", "method": "textDocument/codeAction", "params": {}}
 BODY = json.dumps(BAD).encode()
+DEEP = b'{"jsonrpc": "2.0", "id": "bad", "method": "textDocument/codeAction", "params": %s}' % (
+    b"[" * 100_000 + b"]" * 100_000)
 MALFORMED = {
     "none (a well-formed message)": b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY,
     "Content-Length: abc": b"Content-Length: abc\r\n\r\n" + BODY,
@@ -37,6 +40,7 @@ MALFORMED = {
     "body shorter than said": b"Content-Length: %d\r\n\r\n" % (len(BODY) + 7) + BODY,
     "body not JSON": b"Content-Length: 9\r\n\r\n{\"id\": 3,",
     "no header at all": b"GET / HTTP/1.1\r\n\r\n",
+    "params nested 100,000 deep": b"Content-Length: %d\r\n\r\n" % len(DEEP) + DEEP,
 }
 
 

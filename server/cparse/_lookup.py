@@ -120,6 +120,19 @@ def list_functions(text: str, language: str) -> list[FunctionInfo]:
     return out
 
 
+def _may_be(node: Any, name: str | None, line: int | None) -> bool:
+    """Whether the definition ``node`` can be the one asked for, from its declarator's text and its lines alone."""
+    if name is not None:
+        fdecl = function_declarator(node)
+        name_node = fdecl.child_by_field_name("declarator") if fdecl is not None else None
+        last = name.replace(" ", "").split("::")[-1]
+        return name_node is not None and last in node_text(name_node).replace(" ", "")
+    assert line is not None
+    parent = node.parent
+    outer = parent if parent is not None and parent.type == "template_declaration" else node
+    return outer.start_point[0] <= line <= node.end_point[0]
+
+
 def _node_for(tree: Any, info: FunctionInfo) -> Any:
     for node in definitions(tree.root_node):
         if node.end_byte == info.end_byte:
@@ -139,7 +152,10 @@ def find_function(text: str, language: str, *, name: str | None = None, line: in
     source = text.encode("utf-8")
     tree = parser_for(language).parse(source)
     lines = source.split(b"\n")
-    infos = [i for n in definitions(tree.root_node) if (i := _basic_info(n, source, lines, language))]
+    nodes = list(definitions(tree.root_node))
+    # Only the definitions that may match are analysed (a file may hold tens of thousands of functions).
+    may_match = [n for n in nodes if _may_be(n, name, line)]
+    infos = [i for n in may_match if (i := _basic_info(n, source, lines, language))]
     if name is not None:
         found = [i for i in infos if _matches(i, name)]
         exact = [i for i in found if i.qualified_name == name.replace(" ", "")]
@@ -154,6 +170,7 @@ def find_function(text: str, language: str, *, name: str | None = None, line: in
     if not found and name is not None and (made := produced_by(text, name)) is not None:
         raise CParseError(Status.UNSUPPORTED, produced_message(name, *made))
     if not found:
+        infos = [i for n in nodes if (i := _basic_info(n, source, lines, language))]  # named in the message
         where = f"named {name!r}" if name is not None else f"at line {line + 1}" if line is not None else ""
         hint = ""
         if tree.root_node.has_error:

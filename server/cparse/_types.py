@@ -14,10 +14,13 @@ QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__"}
 RESTRICT = {"restrict", "__restrict", "__restrict__"}
 
 
+_PUNCTUATION = re.compile(r"\s*([*&<>,])\s*")
+
+
 def normalize_type(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"\s*([*&<>,])\s*", r" \1 ", text)
-    text = re.sub(r"\s+", " ", text).strip()
+    text = " ".join(text.split())
+    if _PUNCTUATION.search(text):
+        text = " ".join(_PUNCTUATION.sub(lambda m: f" {m.group(1)} ", text).split())
     text = text.replace("> >", ">>").replace("* *", "**").replace("& &", "&&")
     text = text.replace(" ,", ",").replace(" <", "<").replace("< ", "<").replace(" >", ">")
     return text

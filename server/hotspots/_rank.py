@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import cparse
-from ..files import read_source
+from ..files import MAX_SOURCE_BYTES, read_source
 from ._profile import HotFunction, SystemEntry, body_hash
 from ._profilers import Counts
 from ._symbols import Symbols, base_name, read_symbols
@@ -14,7 +14,6 @@ SOURCE_SUFFIXES = frozenset({".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", "
 KEEP_AT_LEAST = 0.001  # functions under 0.1 % of the run, by self and by inclusive time, are counted, not kept
 KEEP_AT_MOST = 500
 SYSTEM_TOP = 5
-MAX_SOURCE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass

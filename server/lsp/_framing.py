@@ -6,7 +6,10 @@ of JSON. :class:`Framer` cuts a stream into messages and checks each one: a
 header that is malformed (``Content-Length: abc``, ``-5``, missing), a body
 that is not the JSON object its length says (longer, shorter, not JSON) or
 bytes that are no message at all become a :class:`Problem` with a one-line
-reason and, when the bad message can still be read, its request id. The framer
+reason and, when the bad message can still be read, its request id. A body
+nested too deeply for the JSON decoder (a hundred thousand arrays inside each
+other) is such a problem too: its request id and method are read by a scan of
+the top-level object that does not recurse, so the request is answered. The framer
 then skips to the next well-formed header and goes on, so one bad message
 never ends the session.
 
@@ -30,6 +33,10 @@ _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]"
 _HEADER_LINE = re.compile(rb"(" + _TOKEN + rb"+)[ \t]*:[ \t]*(.*?)[ \t]*")
 _FIELD_NAME = re.compile(_TOKEN + rb"*\Z")
 _WHITESPACE = b" \t\r\n"
+# What a scan of a too-deep body looks for: the next run of brackets or string, a string, a member's colon.
+_STRUCTURE = re.compile(r'[\[{]+|[\]}]+|"')
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_COLON = re.compile(r"\s*:\s*")
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,8 @@ class Framer:
         self._length = None
         try:
             obj = json.loads(body)
+        except RecursionError:
+            return _too_deep(body)
         except ValueError:
             obj = None
         else:
@@ -238,7 +247,7 @@ def _last_header_start(block: bytes) -> int:
 def _decode_whole(data: bytes) -> dict[str, Any] | None:
     try:
         obj = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
 
@@ -249,12 +258,60 @@ def _decode_prefix(data: bytes) -> tuple[dict[str, Any] | None, int]:
     stripped = text.lstrip()
     try:
         obj, end = json.JSONDecoder().raw_decode(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None, 0
     if not isinstance(obj, dict):
         return None, 0
     consumed = text[: len(text) - len(stripped) + end]
     return obj, len(consumed.encode("utf-8", errors="replace"))
+
+
+def _too_deep(body: bytes) -> Problem:
+    """The problem of a body that nests too deeply to decode, answered to the request it carries."""
+    return _problem("its body nests JSON arrays or objects too deeply to be read", _top_level_scalars(body))
+
+
+def _top_level_scalars(body: bytes) -> dict[str, Any]:
+    """The members of the top-level JSON object in ``body`` whose values are not arrays or objects.
+
+    A loop over the brackets and strings, keeping a count of the depth: it reads
+    a body of any depth without recursion. Stops at the first thing that is not JSON.
+    """
+    text = body.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    found: dict[str, Any] = {}
+    depth = 0
+    at = 0
+    while (mark := _STRUCTURE.search(text, at)) is not None:
+        at = mark.start()
+        char = text[at]
+        if char in "[{":  # a run of openings, counted at once
+            depth += mark.end() - at
+            at = mark.end()
+            continue
+        if char in "]}":
+            depth -= mark.end() - at
+            at = mark.end()
+            if depth <= 0:
+                break
+            continue
+        string = _STRING.match(text, at)
+        if string is None:
+            break
+        at = string.end()
+        colon = _COLON.match(text, at) if depth == 1 else None
+        if colon is None:
+            continue
+        at = colon.end()
+        if text[at : at + 1] in ("[", "{", ""):
+            continue
+        try:
+            name = json.loads(string.group())
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            break
+        found.setdefault(name, value)
+    return found
 
 
 def _problem(reason: str, obj: Any) -> Problem:

@@ -40,7 +40,7 @@ def test_verify_refuses_devices_kernel_files_and_huge_files(tmp_path: Path) -> N
     with huge.open("wb") as fh:
         fh.truncate(6 * 2**30)
     for path, said in ((Path("/dev/zero"), "it is a device"), (Path("/proc/kmsg"), "it is in /proc"),
-                       (huge, "is 6442.5 MB; perfalign reads source files up to 2 MB")):
+                       (huge, "is 6442.5 MB; perfalign reads source files up to 12 MB")):
         result = perfalign("verify", ORIGINAL, "-f", "prefix_sums", "-c", path, home=tmp_path)
         assert result.returncode == 2, result.stderr
         assert said in result.stderr, result.stderr

@@ -25,9 +25,9 @@ KERNEL = "double sum(const double *x, int n) {\n    double s = 0;\n    for (int 
 class RawClient:
     """``perfalign serve`` over stdio, written to byte by byte; answers and notifications collected by a thread."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, prefix: tuple[str, ...] = ()) -> None:
         env = {**os.environ, "PERFALIGN_HOME": str(home)}
-        self.proc = subprocess.Popen([PERFALIGN, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([*prefix, PERFALIGN, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.answers: dict[Any, dict[str, Any]] = {}
         self.notes: list[dict[str, Any]] = []
@@ -189,6 +189,20 @@ def test_a_bad_request_alone_is_answered_without_waiting_for_the_next_message(cl
     assert "shorter" in client.answer("bad", timeout=5)["error"]["message"]
 
 
+
+@pytest.mark.parametrize("method", ["textDocument/codeAction", "textDocument/didOpen"])
+def test_a_message_nested_100000_deep_is_answered_and_the_next_request_is_served(client: RawClient,
+                                                                               method: str) -> None:
+    nested = "[" * 100_000 + "]" * 100_000
+    body = ('{"jsonrpc": "2.0", "id": "deep", "method": "%s", "params": %s}' % (method, nested)).encode()
+    client.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    error = client.answer("deep")["error"]
+    assert error["code"] == -32600 and "nests JSON arrays or objects too deeply" in error["message"], error
+    uri = (client.root / "kernel.c").as_uri()  # type: ignore[attr-defined]
+    client.request(7, "textDocument/codeAction", actions_params(uri))
+    assert titles(client.answer(7)) == ["Optimize this function", "Parallelize with OpenMP"]
+    assert client.proc.poll() is None
+
 INVALID_PARAMS = {
     "textDocument is a number": {"textDocument": 5, "range": {"start": {"line": 0, "character": 0},
                                  "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}},
@@ -275,7 +289,7 @@ def test_a_huge_sparse_file_is_refused_without_being_read(client: RawClient, tmp
     assert client.answer(1, timeout=10)["result"] == []
     assert read_bytes_of(client.proc.pid) - before < 1_000_000
     shown = [n["params"]["message"] for n in client.notes if n.get("method") == "window/showMessage"]
-    assert any("6442.5 MB" in m and "up to 2 MB" in m for m in shown), shown
+    assert any("6442.5 MB" in m and "up to 12 MB" in m for m in shown), shown
 
 
 # ---------------------------------------------------------------- settings

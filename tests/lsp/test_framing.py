@@ -67,3 +67,30 @@ def test_well_formed_messages_are_delivered_at_once_with_other_header_fields() -
     header = b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(GOOD)
     found = framer.feed(header + GOOD + NEXT)
     assert [type(e) for e in found] == [Message, Message] and not framer.holding
+
+
+def deep(depth: int, ident: object = 5, opener: str = "[") -> bytes:
+    """A request whose params nest ``depth`` arrays (or objects) deep, its id and method after them."""
+    closer = "]" if opener == "[" else "}"
+    inner = (opener if opener == "[" else '{"a":') * depth + closer * depth
+    return ('{"jsonrpc": "2.0", "params": ' + inner + ', "method": "perfalign/x", "id": '
+            + json.dumps(ident) + "}").encode()
+
+
+@pytest.mark.parametrize("opener", ["[", "{"])
+@pytest.mark.parametrize("depth", [100_000, 5_000])
+def test_a_body_too_deep_to_decode_is_a_problem_with_its_request_id(depth: int, opener: str) -> None:
+    body = deep(depth, "deep \"one\"", opener)
+    framed = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    for chunks in ([framed + NEXT], [framed[:1000], framed[1000:], NEXT]):
+        problem, message = events(chunks)
+        assert isinstance(problem, Problem) and "too deeply" in problem.reason, problem
+        assert problem.request_id == 'deep "one"' and problem.method == "perfalign/x"
+        assert isinstance(message, Message) and message.data["id"] == 99
+
+
+def test_a_body_too_deep_without_a_length_that_fits_is_skipped_and_the_next_message_read() -> None:
+    body = deep(100_000)
+    found = events([b"Content-Length: 40\r\n\r\n" + body + NEXT])
+    assert [type(e) for e in found] == [Problem, Message], found
+    assert found[1].data["id"] == 99  # type: ignore[union-attr]

@@ -360,7 +360,7 @@ async def test_the_server_survives_bad_input(tmp_path: Path) -> None:
         bad = ed.open("latin1.c", "int f(int n) { /* caf\udce9 */ return n; }\n")
         assert await ed.actions(bad, 0) == []
         # A huge file.
-        huge = ed.open("huge.c", "int g(int n) { return n; }\n" + "// padding\n" * 250_000)
+        huge = ed.open("huge.c", "int g(int n) { return n; }\n" + "// padding\n" * 1_200_000)  # 13 MB
         assert await ed.actions(huge, 0) == []
         # A document the server never saw, and a command without arguments.
         answer = await ed.run("perfalign.optimize", {"uri": ed.uri("missing.c"), "line": 0})

@@ -561,20 +561,21 @@ def test_descriptors_reach_their_numbers_when_those_are_closed_here(mode: str, w
         spawned = sandbox.spawn(
             ["/bin/sh", "-c", 'echo "$(ls /proc/self/fd | tr "\\n" " ")" >&3; cat <&4 >&3'],
             cwd=workdir, fds={3: reply_w, 4: data_r}, sandbox=mode == "bubblewrap")
+        os.close(reply_w)
+        os.close(data_r)
+        os.write(data_w, b"through fd 4\n")
+        os.close(data_w)
+        spawned.proc.wait(timeout=30)
+        out = b""
+        while chunk := os.read(reply_r, 4096):
+            out += chunk
+        os.close(reply_r)
+        os.close(secret)
+        spawned.kill()  # its output pipes may have taken numbers 3 and 4: they are closed before those come back
     finally:
         for fd, copy in saved.items():
             os.dup2(copy, fd)
             os.close(copy)
-    os.close(reply_w)
-    os.close(data_r)
-    os.write(data_w, b"through fd 4\n")
-    os.close(data_w)
-    spawned.proc.wait(timeout=30)
-    out = b""
-    while chunk := os.read(reply_r, 4096):
-        out += chunk
-    os.close(reply_r)
-    os.close(secret)
     listed, passed = out.decode().split("\n", 1)
     assert passed == "through fd 4\n"
     # 0-2, the two it was given, and the one ls itself opens to list them.
@@ -588,3 +589,39 @@ def _is_open(fd: int) -> bool:
         return True
     except OSError:
         return False
+
+
+def test_commands_start_under_hard_limits_lower_than_the_sandbox_asks(mode: str, workdir: Path) -> None:
+    # perfalign itself may run under a shell's or a container's ulimit (processes, CPU time) below the
+    # sandbox's own limits: the command starts, under the lower of the two, and nothing is raised.
+    script = textwrap.dedent(f"""
+        import resource
+        from pathlib import Path
+        from perfalign.server.verify.sandbox import _sandbox as sandbox
+        resource.setrlimit(resource.RLIMIT_NPROC, (200, 200))
+        resource.setrlimit(resource.RLIMIT_CPU, (50, 50))
+        result = sandbox.run(["sh", "-c", "ulimit -H -p; ulimit -H -t"], cwd=Path({str(workdir)!r}),
+                             limits=sandbox.Limits(wall_s=30), sandbox={mode == "bubblewrap"})
+        print(result.returncode, *result.stdout.split(), result.stderr)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 200 50", done.stdout + done.stderr
+
+
+def test_output_held_open_by_an_escaped_process_leaves_no_descriptor_or_thread() -> None:
+    # Without bubblewrap or root, a child that started its own session survives the command and keeps
+    # its stdout open: the reader stops after its grace period and closes the pipe all the same.
+    read_end, write_end = os.pipe()
+    try:
+        collector = sandbox._Collector(read_end, 1 << 20, threading.Event())
+        collector.start()
+        os.write(write_end, b"started\n")
+        started = time.monotonic()
+        collector.finish(grace_s=0.3)
+        assert time.monotonic() - started < 2
+        assert not collector.is_alive() and collector.text() == "started\n"
+        with pytest.raises(OSError):
+            os.fstat(read_end)
+    finally:
+        os.close(write_end)

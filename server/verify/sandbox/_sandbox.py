@@ -26,6 +26,7 @@ import functools
 import logging
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -285,19 +286,39 @@ def _warn_once(status: SandboxStatus) -> None:
 # --------------------------------------------------------------------------- running
 
 
+def _rlimits(limits: Limits, nproc: int | None) -> list[tuple[int, tuple[int, int]]]:
+    """The resource limits a command starts under, each no higher than the hard limit perfalign itself runs under.
+
+    A process may lower its hard limits but not raise them: asking for more than
+    perfalign's own (a shell's ``ulimit -u``, a container's, or a process count
+    that grew with the user's other processes) would make every command fail to
+    start. The command gets the lower of the two.
+    """
+    wanted = [(resource.RLIMIT_CPU, int(limits.cpu_s) + 1, int(limits.cpu_s) + 2)]
+    if limits.memory_bytes > 0:
+        wanted.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))
+    wanted += [(resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes), (resource.RLIMIT_CORE, 0, 0)]
+    if nproc is not None:
+        wanted.append((resource.RLIMIT_NPROC, nproc, nproc))
+    capped = []
+    for kind, soft, hard in wanted:
+        ceiling = resource.getrlimit(kind)[1]
+        if ceiling != resource.RLIM_INFINITY:
+            soft, hard = min(soft, ceiling), min(hard, ceiling)
+        capped.append((kind, (soft, hard)))
+    return capped
+
+
 def _limit_preexec(limits: Limits, nproc: int | None):  # type: ignore[no-untyped-def]
+    rlimits = _rlimits(limits, nproc)  # worked out here, in perfalign: the child only applies them
+    cpus = limits.cpus
+
     def apply() -> None:
-        cpu = int(limits.cpu_s) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        if limits.memory_bytes > 0:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if nproc is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if limits.cpus:
+        for kind, pair in rlimits:
+            resource.setrlimit(kind, pair)
+        if cpus:
             try:
-                os.sched_setaffinity(0, limits.cpus)
+                os.sched_setaffinity(0, cpus)
             except OSError:
                 pass  # cores this process may no longer use (its affinity changed): it runs where its parent may
 
@@ -469,7 +490,12 @@ def _launch(argv: list[str], cwd: Path, limits: Limits, use_bwrap: bool, readabl
 
 
 class _Collector(threading.Thread):
-    """Reads one pipe: keeps the first OUTPUT_CAP bytes and counts the rest."""
+    """Reads one pipe: keeps the first OUTPUT_CAP bytes and counts the rest; closes the pipe when done.
+
+    A process that escaped the command's group may hold the pipe open for ever:
+    :meth:`finish` stops reading after a grace period, so neither the thread nor
+    the descriptor outlives the command.
+    """
 
     def __init__(self, fd: int, cap: int, on_exceeded: threading.Event) -> None:
         super().__init__(daemon=True)
@@ -478,10 +504,18 @@ class _Collector(threading.Thread):
         self.on_exceeded = on_exceeded
         self.kept = bytearray()
         self.total = 0
+        self._stop_reading = threading.Event()
 
     def run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
         try:
-            while chunk := os.read(self.fd, 65536):
+            while not self._stop_reading.is_set():
+                if not poller.poll(100):
+                    continue
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    return
                 self.total += len(chunk)
                 if len(self.kept) < OUTPUT_CAP:
                     self.kept += chunk[: OUTPUT_CAP - len(self.kept)]
@@ -490,6 +524,14 @@ class _Collector(threading.Thread):
                     return
         except OSError:
             return
+        finally:
+            os.close(self.fd)
+
+    def finish(self, grace_s: float = 2.0) -> None:
+        """Wait up to ``grace_s`` for the pipe's end, then stop reading it; the pipe is closed on return."""
+        self.join(timeout=grace_s)
+        self._stop_reading.set()
+        self.join()
 
     def text(self) -> str:
         return bytes(self.kept).decode("utf-8", errors="replace")
@@ -570,10 +612,10 @@ def _run(
                 group=popen_uid,
                 extra_groups=[] if popen_uid is not None else None,
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             for fd in (out_r, out_w, err_r, err_w):
                 os.close(fd)
-            return RunResult(127, "", f"cannot start {argv[0]}: {exc.strerror}", 0.0)
+            return RunResult(127, "", f"cannot start {argv[0]}: {_start_error(exc)}", 0.0)
         os.close(out_w)
         os.close(err_w)
         collectors = [_Collector(out_r, limits.output_bytes, exceeded), _Collector(err_r, limits.output_bytes, exceeded)]
@@ -602,9 +644,7 @@ def _run(
         if uid is not None and not use_bwrap:
             _kill_uid(uid)
         for c in collectors:
-            c.join(timeout=2.0)
-            if not c.is_alive():
-                os.close(c.fd)
+            c.finish()
         wall = time.monotonic() - start
     code = proc.returncode
     if use_bwrap and code is not None and 128 < code <= 128 + 64:
@@ -664,12 +704,7 @@ class Spawned:
         if self.uid is not None and not self.sandboxed:
             _kill_uid(self.uid)
         for c in self._collectors:
-            c.join(timeout=2.0)
-            if not c.is_alive():
-                try:
-                    os.close(c.fd)
-                except OSError:
-                    pass
+            c.finish()
 
     def stdout(self) -> str:
         return self._collectors[0].text()
@@ -769,6 +804,13 @@ def spawn(
             group=launch.popen_uid,
             extra_groups=[] if launch.popen_uid is not None else None,
         )
+    except (OSError, subprocess.SubprocessError) as exc:
+        for fd in (out_r, err_r, info_r):
+            if fd >= 0:
+                os.close(fd)
+        if isinstance(exc, OSError):
+            raise
+        raise OSError(f"cannot start {argv[0]}: {_start_error(exc)}") from exc
     finally:
         os.close(out_w)
         os.close(err_w)
@@ -783,6 +825,14 @@ def spawn(
     if use_bwrap:
         pid = _child_pid(info_r, proc)
     return Spawned(proc, pid, launch.uid, use_bwrap, collectors, exceeded)
+
+
+def _start_error(exc: OSError | subprocess.SubprocessError) -> str:
+    """Why a command could not be started, in one line."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    # The only SubprocessError a start raises: the limits or descriptors could not be set up in the new process.
+    return f"the sandbox could not set up its limits and descriptors in the new process ({exc})"
 
 
 def _renumber_above(fd: int, lowest: int) -> int:
