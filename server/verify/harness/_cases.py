@@ -49,11 +49,14 @@ class Case:
     alias: tuple[int, int] | None = None  # (a, b): parameter b is given parameter a's buffer
     repeats: int = 1  # the candidate runs it this many times (OpenMP: a race shows on some runs only)
     variant: int = SPECIAL_MIXED  # special values: which kind (NaN alone, +Inf alone, ...; 6: all mixed)
+    bound: int = 0  # wide integers: magnitudes below 2**bound (where the original overflows beyond); 0: the type's range
 
     @property
     def array_profile(self) -> int:
-        """The profile as the glue reads it: the variant of special values above the profile's number."""
-        return int(self.arrays) | (self.variant << 8 if self.arrays is ArrayProfile.SPECIAL else 0)
+        """The profile as the glue reads it: the variant of special values above the profile's number, the bound
+        of wide integers above that."""
+        return (int(self.arrays) | (self.variant << 8 if self.arrays is ArrayProfile.SPECIAL else 0)
+                | (self.bound << 16 if self.arrays is ArrayProfile.WIDE else 0))
 
     @property
     def size(self) -> int:
@@ -68,6 +71,8 @@ class Case:
         if self.arrays is ArrayProfile.SPECIAL:
             kinds = "NaN/0, Inf/1, -Inf/-1, -0/the largest, denormals/the smallest, -denormals/0, all mixed"
             parts.append(f"special inputs ({kinds.split(', ')[self.variant]})")
+        elif self.arrays is ArrayProfile.WIDE and self.bound:
+            parts.append(f"wide inputs up to ±2^{self.bound}")
         elif self.arrays is not ArrayProfile.RANDOM:
             parts.append(f"{self.arrays.name.lower()} inputs")
         if self.scalars is not ScalarProfile.RANDOM:
@@ -90,6 +95,12 @@ class Domain:
     # The size each profile is checked at besides the small ones: the problem size, or less where the original
     # is much slower on that profile (``_prepare`` measures it); a profile missing here gets the problem size.
     large: tuple[tuple[ArrayProfile | ScalarProfile, int], ...] = ()
+    # Wide integers drawn below 2**bits only, where the original overflows on the type's whole range (``_probe``).
+    bounds: tuple[tuple[ArrayProfile, int], ...] = ()
+
+    def bound(self, profile: ArrayProfile) -> int:
+        """The bound in bits on ``profile``'s magnitudes (0: none)."""
+        return dict(self.bounds).get(profile, 0)
 
 
 def case(plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None,
@@ -138,11 +149,12 @@ def probe_cases(plan: HarnessPlan) -> list[Case]:
 
 
 def domain_probes(plan: HarnessPlan, arrays: ArrayProfile | None = None, scalars: ScalarProfile | None = None,
-                  alias: tuple[int, int] | None = None) -> list[Case]:
+                  alias: tuple[int, int] | None = None, bound: int = 0) -> list[Case]:
     """The cases that try one profile (or one aliased pair) on the original."""
     kw: dict[str, object] = {}
     if arrays is not None:
         kw["arrays"] = arrays
+        kw["bound"] = bound
     if scalars is not None:
         kw["scalars"] = scalars
     sizes = ALIAS_SIZES if alias is not None else [1, 5, 33, 64]
@@ -220,6 +232,7 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
     # small and the estimates high, and a candidate wrong only above the timed size must still meet such a size.
     if n > 0:
         out.append(case(plan, n + n // 4 + 1, seed()))
+    out = [replace(c, bound=domain.bound(c.arrays)) for c in out]  # wide integers within the original's bound
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 
 
