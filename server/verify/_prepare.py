@@ -5,7 +5,8 @@ sanitized original; size the arrays, learn where each integer parameter's
 domain starts and the original's domain under AddressSanitizer and UBSan
 (``_probe``); grow the problem size until a call
 takes ``min_time_ms`` (the calibration); drop the profiles the original
-overflows on and the aliased pairs it does not work in place with; check
+overflows on and the aliased pairs it does not work in place with; confirm
+the bound on wide integers at the size they are checked at; check
 the original against itself in two processes; and time the original at the
 verdicts' flags against itself at ``-O3 -march=native`` (what the compiler
 alone gives).

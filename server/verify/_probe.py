@@ -357,7 +357,7 @@ class Prober:
                 self.beyond = run
         if lo < 2:
             assert self.beyond is not None
-            names = [pp.param.name for pp in plan.arrays]
+            names = [pp.param.name for pp, _ in self._integer_arrays()]
             return ProbeFailure(
                 f"the original overflows on wide integer inputs of every magnitude above {(1 << lo) - 1} (it "
                 f"{failure_text(plan, self.beyond)}); state the values its inputs may take "
@@ -383,16 +383,23 @@ class Prober:
 
     def _integer_bits(self) -> int:
         """The most bits a magnitude of the widest integer array element takes (0: no integer arrays)."""
+        return max((bits for _, bits in self._integer_arrays()), default=0)
+
+    def _integer_arrays(self) -> list[tuple[ParamPlan, int]]:
+        """The arrays of integers (records with integer fields included), each with the most bits a magnitude of
+        its widest integer takes."""
         self._worker()
         assert self.iface is not None
-        bits = [0]
+        out = []
         for pp, param in zip(self.plan.params, self.iface.params):
             if pp.kind == Kind.VALUE or pp.param.role is Role.STRING or pp.container in {"string", "strings"}:
                 continue
             leaves = [(leaf.size, leaf.is_float, leaf.is_signed) for leaf in param.fields] \
                 or [(param.esize, param.is_float, param.is_signed)]
-            bits += [8 * size - signed for size, is_float, signed in leaves if not is_float]
-        return max(bits)
+            bits = [8 * size - signed for size, is_float, signed in leaves if not is_float]
+            if bits:
+                out.append((pp, max(bits)))
+        return out
 
 
 def wide_note(bound: int, beyond: _Run | None) -> str:

@@ -9,7 +9,8 @@ The check cases span the original's domain: every size from 0 to 64, sizes
 one below a multiple of 8, 16, 32 and 64, random sizes, medium sizes while
 the original stays cheap there, the problem size itself; lengths that
 differ from each other; every input profile and scalar profile the
-original handles without undefined behaviour; and aliased calls where the
+original handles without undefined behaviour (wide integers up to the
+magnitudes it takes without overflowing); and aliased calls where the
 original allows them. Seeds are drawn afresh for every function prepared:
 its candidates all meet the same check cases (so the original's results on
 them are computed once), and the timed inputs are drawn afresh for every
@@ -49,7 +50,7 @@ class Case:
     alias: tuple[int, int] | None = None  # (a, b): parameter b is given parameter a's buffer
     repeats: int = 1  # the candidate runs it this many times (OpenMP: a race shows on some runs only)
     variant: int = SPECIAL_MIXED  # special values: which kind (NaN alone, +Inf alone, ...; 6: all mixed)
-    bound: int = 0  # wide integers: magnitudes below 2**bound (where the original overflows beyond); 0: the type's range
+    bound: int = 0  # wide integers: magnitudes below 2**bound (the original overflows beyond); 0: the type's range
 
     @property
     def array_profile(self) -> int:

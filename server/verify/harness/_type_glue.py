@@ -46,9 +46,10 @@ static double perfalign_wide(unsigned long long *s, int small) {
 }
 static unsigned long long perfalign_magnitude(unsigned long long *s, int bits) {
     /* A magnitude below 2^bits: a quarter of them within 7 of the largest, the rest spread over every magnitude. */
-    unsigned long long top = bits >= 64 ? ~0ULL : (1ULL << bits) - 1, below = perfalign_next(s) % 8;
+    unsigned long long top = bits >= 64 ? ~0ULL : (1ULL << bits) - 1, below = perfalign_next(s) % 8, shift;
     if (perfalign_next(s) % 4 == 0) return below < top ? top - below : top;
-    return (perfalign_next(s) & top) >> (perfalign_next(s) % (unsigned long long)(bits + 1));
+    shift = perfalign_next(s) % (unsigned long long)(bits + 1);
+    return shift >= 64 ? 0 : (perfalign_next(s) & top) >> shift;
 }
 static void perfalign_fill_string(char *p, size_t count, unsigned long long *rng, int variant) {
     static const char letters[] = "abcdefghij klmnopqrstuvwxyz,.ABC";
