@@ -309,7 +309,7 @@ class Prober:
                 continue
             if (run := failure(domain_probes(plan, arrays=p))) is None:
                 arrays.append(p)
-            elif p is ArrayProfile.WIDE and run.undefined and not self.ordinary_undefined and self._integer_bits():
+            elif p is ArrayProfile.WIDE and run.undefined and not self.ordinary_undefined and self._integers_only():
                 self.beyond = run
                 found = self.widest(choice, skip_zero, failure)
                 if isinstance(found, ProbeFailure):
@@ -381,6 +381,12 @@ class Prober:
         finally:
             self._halting(False)
 
+    def _integers_only(self) -> bool:
+        """Every array of numbers holds integers: a bound on integer magnitudes is what decides wide inputs (wide
+        floating-point values stay as they are, so an original they overflow keeps losing the profile)."""
+        leaves = [leaf for _, leaf in self._number_leaves()]
+        return bool(leaves) and not any(is_float for _, is_float, _ in leaves)
+
     def _integer_bits(self) -> int:
         """The most bits a magnitude of the widest integer array element takes (0: no integer arrays)."""
         return max((bits for _, bits in self._integer_arrays()), default=0)
@@ -388,6 +394,16 @@ class Prober:
     def _integer_arrays(self) -> list[tuple[ParamPlan, int]]:
         """The arrays of integers (records with integer fields included), each with the most bits a magnitude of
         its widest integer takes."""
+        widest: dict[int, tuple[ParamPlan, int]] = {}
+        for pp, (size, is_float, signed) in self._number_leaves():
+            bits = 8 * size - signed
+            if not is_float and bits > widest.get(pp.index, (pp, 0))[1]:
+                widest[pp.index] = (pp, bits)
+        return list(widest.values())
+
+    def _number_leaves(self) -> list[tuple[ParamPlan, tuple[int, bool, bool]]]:
+        """Each number an array parameter's elements hold (a record's fields, one by one): its size, whether it is
+        floating point, whether it is signed. Strings are not numbers here."""
         self._worker()
         assert self.iface is not None
         out = []
@@ -396,9 +412,7 @@ class Prober:
                 continue
             leaves = [(leaf.size, leaf.is_float, leaf.is_signed) for leaf in param.fields] \
                 or [(param.esize, param.is_float, param.is_signed)]
-            bits = [8 * size - signed for size, is_float, signed in leaves if not is_float]
-            if bits:
-                out.append((pp, max(bits)))
+            out += [(pp, leaf) for leaf in leaves]
         return out
 
 
