@@ -19,7 +19,8 @@ float-to-integer overflow) or not finish is outside its domain, and no
 candidate is checked on it.
 
 *Magnitudes*: where the original overflows on wide integers (but not on
-ordinary inputs), the wide profile is not dropped but bounded: the largest
+ordinary inputs) and all its arrays hold integers, the wide profile is not
+dropped but bounded: the largest
 ``k`` at which wide integers below ``2**k`` in magnitude (spread over every
 magnitude, a quarter of them near the largest) run clean is found by a
 binary search on the original, at every size a candidate meets them at
