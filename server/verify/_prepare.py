@@ -5,7 +5,8 @@ sanitized original; size the arrays, learn where each integer parameter's
 domain starts and the original's domain under AddressSanitizer and UBSan
 (``_probe``); grow the problem size until a call
 takes ``min_time_ms`` (the calibration); drop the profiles the original
-overflows on and the aliased pairs it does not work in place with; check
+overflows on and the aliased pairs it does not work in place with; confirm
+the bound on wide integers at the size they are checked at; check
 the original against itself in two processes; and time the original at the
 verdicts' flags against itself at ``-O3 -march=native`` (what the compiler
 alone gives).
@@ -29,7 +30,7 @@ from .build._toolchain import Toolchain, compiler_error
 from .harness import _cases, _plan, _units
 from .harness._cases import Case, Domain
 from .harness._plan import HarnessPlan
-from ._probe import ProbeFailure, Prober
+from ._probe import ProbeFailure, Prober, wide_note
 from .harness._units import ArrayProfile, ScalarProfile
 from .judging._accuracy import level, output_error, plain_flags, reference_source, tolerance
 from .judging._compare import first_difference
@@ -149,7 +150,10 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         preconditions = prober.bounds(choice, skip_zero)
         if isinstance(preconditions, ProbeFailure):
             raise Stop(runner.verdict(Status.UNSUPPORTED, preconditions.message))
-        domain, notes = prober.domain(choice, skip_zero)
+        learned = prober.domain(choice, skip_zero)
+        if isinstance(learned, ProbeFailure):
+            raise Stop(runner.verdict(Status.UNSUPPORTED, learned.message))
+        domain, notes = learned
     finally:
         prober.close()
     rtol = plan.tolerance
@@ -163,6 +167,15 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         finally:
             original.close()
         domain = _profile_sizes(runner, original_exe, tool, iface, plan, choice, domain, n, baseline)
+    if domain.bounds:
+        runner.progress("learning how wide the original's integer inputs may be")
+        try:
+            domain = _confirm_bounds(prober, choice, domain, n)
+        finally:
+            prober.close()
+        if isinstance(domain, ProbeFailure):
+            raise Stop(runner.verdict(Status.UNSUPPORTED, domain.message))
+        notes += [wide_note(bound, prober.beyond) for _, bound in domain.bounds]
     cost = _cost_model(points, n, baseline, memory_bound=baseline < runner.settings.min_time_ms)
     prepared = Prepared(plan, iface, choice, domain, tool, glue_obj, worker_obj, glue_src, worker_src, original_exe,
                          n, baseline, cost, rtol, preconditions + notes, native_exe=native_exe,
@@ -423,6 +436,7 @@ def _profile_sizes(runner: Runner, exe: Path, tool: Toolchain, iface: Interface,
                     worker.hello()
                 pair = Pair(worker, worker, iface, plan, choice, plan.tolerance)
                 probe = _cases.case(plan, size, 4242, **kw)  # type: ignore[arg-type]
+                probe = replace(probe, bound=domain.bound(probe.arrays))
                 t0 = time.monotonic()
                 try:
                     counts = pair.counts(probe, budget * 3)
@@ -443,6 +457,30 @@ def _profile_sizes(runner: Runner, exe: Path, tool: Toolchain, iface: Interface,
         if worker is not None:
             worker.close()
     return replace(domain, large=tuple(sizes))
+
+
+def _confirm_bounds(prober: Prober, choice: list[int], domain: Domain, n: int) -> Domain | ProbeFailure:
+    """Each bound on wide integers confirmed (or lowered) at the size candidates meet them at beside the small ones.
+
+    The bound was learned at small sizes, before the problem size was known; sums of wide products overflow at
+    lower magnitudes the more terms they have. Where the sanitized original is too slow at that size to tell,
+    the profile is checked up to the sizes the bound was learned at.
+    """
+    large = dict(domain.large)
+    bounds = []
+    for profile, bound in domain.bounds:
+        size = large.get(profile, n)
+        if size <= _cases.LARGE_PROFILE_SIZES[1]:
+            bounds.append((profile, bound))
+            continue
+        confirmed = prober.confirm_wide(choice, domain.skip_zero, bound, size)
+        if isinstance(confirmed, ProbeFailure):
+            return confirmed
+        if confirmed is None:
+            large[profile] = _cases.LARGE_PROFILE_SIZES[1]
+            confirmed = bound
+        bounds.append((profile, confirmed))
+    return replace(domain, bounds=tuple(bounds), large=tuple(large.items()))
 
 
 def _refine_domain(runner: Runner, worker: Worker, iface: Interface, plan: HarnessPlan, choice: list[int], domain: Domain,
@@ -471,7 +509,8 @@ def _refine_domain(runner: Runner, worker: Worker, iface: Interface, plan: Harne
 
     arrays = []
     for profile in domain.arrays:
-        if profile in (ArrayProfile.RANDOM, ArrayProfile.SPECIAL) or finite(_cases.domain_probes(plan, arrays=profile)):
+        if profile in (ArrayProfile.RANDOM, ArrayProfile.SPECIAL) or finite(
+                _cases.domain_probes(plan, arrays=profile, bound=domain.bound(profile))):
             arrays.append(profile)
         else:
             notes.append(f"not checked on {profile.name.lower()} inputs: the original overflows on them")

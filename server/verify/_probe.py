@@ -17,6 +17,16 @@ pointer parameters given one buffer is tried on the original; what makes
 it fail, trip undefined behaviour (signed overflow, a shift out of range, a
 float-to-integer overflow) or not finish is outside its domain, and no
 candidate is checked on it.
+
+*Magnitudes*: where the original overflows on wide integers (but not on
+ordinary inputs) and all its arrays hold integers, the wide profile is not
+dropped but bounded: the largest
+``k`` at which wide integers below ``2**k`` in magnitude (spread over every
+magnitude, a quarter of them near the largest) run clean is found by a
+binary search on the original, at every size a candidate meets them at
+(the problem size included, confirmed once it is known), and candidates
+are checked on that whole range. An original that overflows on wide
+integers of every magnitude above 1 is refused with the reason.
 """
 from __future__ import annotations
 
@@ -28,12 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cparse import Role
-from .harness._cases import FREE, Case, Domain, alias_pairs, case, domain_probes, probe_cases
+from .harness._cases import FREE, LARGE_PROFILE_SIZES, Case, Domain, alias_pairs, case, domain_probes, probe_cases
 from .harness._plan import PROBLEM_SIZE, HarnessPlan, Kind, ParamPlan, annotation_hint
 from .harness._units import ArrayProfile, ScalarProfile
 from .judging._accuracy import reference_source
 from .sandbox._sandbox import Limits
-from .sandbox._worker import Worker, WorkerFailure
+from .sandbox._worker import Interface, Worker, WorkerFailure
 
 ASAN_ENV = "detect_leaks=0:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=0"
 PROBE_TIMEOUT_S = 10.0
@@ -42,6 +52,8 @@ NEGATIVE = -1  # a signed scalar tried below 0: its negative profile draws -8..-
 BOUNDARY = (NEGATIVE, 0, 1, 2)  # the values each integer parameter is tried at, lowest first
 BOUND_SIZES = (5, 33)  # the other lengths and the problem size meanwhile
 ORDINARY = BOUNDARY[-1] + 2  # the smallest ordinary integer scalar: above the boundary values and the floor after them
+WIDE_SIZES = (257, LARGE_PROFILE_SIZES[1])  # besides the domain probes': the largest sizes wide inputs are checked at
+WIDE_SEEDS = 2  # seeds per size and bound tried (sums of wide products overflow on some draws only)
 
 
 @dataclass
@@ -74,7 +86,10 @@ class Prober:
         self.sandbox = sandbox
         self.cancel = cancel
         self.worker: Worker | None = None
+        self.iface: Interface | None = None
         self.halt_on_undefined = False
+        self.ordinary_undefined = False  # the original trips undefined behaviour on ordinary inputs (a hash)
+        self.beyond: _Run | None = None  # what the original trips just above the bound on wide integers
 
     def close(self) -> None:
         if self.worker is not None:
@@ -91,7 +106,7 @@ class Prober:
             target.chmod(0o755)
             self.worker = Worker.start(target, name="the original", cwd=cwd, limits=Limits(wall_s=3600, cpu_s=3600, memory_bytes=0),
                                        env=env, sandbox=self.sandbox, cancel=self.cancel)
-            self.worker.hello(timeout=PROBE_TIMEOUT_S)
+            self.iface = self.worker.hello(timeout=PROBE_TIMEOUT_S)
         return self.worker
 
     def run(self, case: Case, choice: list[int], timeout: float) -> _Run:
@@ -186,6 +201,7 @@ class Prober:
         try:
             self._halting(True)
             if (run := self._first_failure(ordinary, choice)) is not None and run.undefined:
+                self.ordinary_undefined = True
                 self._halting(False)
                 run = self._first_failure(ordinary, choice)
             if run is not None and run.timed_out:
@@ -218,9 +234,9 @@ class Prober:
         self.close()
         self.halt_on_undefined = on
 
-    def _first_failure(self, cases: list[Case], choice: list[int]) -> _Run | None:
+    def _first_failure(self, cases: list[Case], choice: list[int], timeout: float = DOMAIN_TIMEOUT_S) -> _Run | None:
         for probe in cases:
-            result = self.run(probe, choice, DOMAIN_TIMEOUT_S)
+            result = self.run(probe, choice, timeout)
             if not result.clean:
                 return result
         return None
@@ -264,29 +280,49 @@ class Prober:
                 f"only to a floor it confirms on the original: if {name} has a larger smallest value, state it "
                 + annotation_hint(self.plan.function, f"min({name})=K"))
 
-    def domain(self, choice: list[int], skip_zero: bool) -> tuple[Domain, list[str]]:
-        """The profiles and aliased pairs the original handles; a note for each one it does not."""
+    def domain(self, choice: list[int], skip_zero: bool) -> tuple[Domain, list[str]] | ProbeFailure:
+        """The profiles and aliased pairs the original handles; a note for each one it does not.
+
+        Wide integers the original overflows on are bounded (``widest``) rather than dropped, unless it trips
+        undefined behaviour on ordinary inputs too; an original that overflows on them at every magnitude above 1
+        is refused.
+        """
         plan = self.plan
-        self.close()
-        self.halt_on_undefined = True
+        self._halting(True)
         notes: list[str] = []
 
-        def clean(cases: list[Case], what: str) -> bool:
-            for case in cases:
-                if skip_zero and case.has_zero(plan):
-                    continue
-                result = self.run(case, choice, DOMAIN_TIMEOUT_S)
-                if not result.clean:
-                    notes.append(f"not checked on {what}: the original {'trips ' if result.undefined else ''}"
-                                 f"{result.report} there")
-                    return False
-            return True
+        def failure(cases: list[Case]) -> _Run | None:
+            return self._first_failure([c for c in cases if not (skip_zero and c.has_zero(plan))], choice)
 
-        # Ill-conditioned inputs only where the original can be built at a higher precision to judge them by.
-        tried = [p for p in ArrayProfile if p is not ArrayProfile.RANDOM and (
-            p is not ArrayProfile.ILL_CONDITIONED or reference_source(plan, choice) is not None)]
-        arrays = [ArrayProfile.RANDOM] + [p for p in tried if plan.arrays
-                                          and clean(domain_probes(plan, arrays=p), f"{p.name.lower()} inputs")]
+        def dropped(result: _Run, what: str) -> None:
+            notes.append(f"not checked on {what}: the original {'trips ' if result.undefined else ''}"
+                         f"{result.report} there")
+
+        def clean(cases: list[Case], what: str) -> bool:
+            if (result := failure(cases)) is None:
+                return True
+            dropped(result, what)
+            return False
+
+        arrays = [ArrayProfile.RANDOM]
+        bounds: list[tuple[ArrayProfile, int]] = []
+        for p in ArrayProfile:
+            if p is ArrayProfile.RANDOM or not plan.arrays:
+                continue
+            if p is ArrayProfile.ILL_CONDITIONED and reference_source(plan, choice) is None:
+                continue  # ill-conditioned inputs only where a higher-precision original can judge them
+            if (run := failure(domain_probes(plan, arrays=p))) is None:
+                arrays.append(p)
+            elif p is ArrayProfile.WIDE and run.undefined and not self.ordinary_undefined and self._integers_only():
+                self.beyond = run
+                found = self.widest(choice, skip_zero, failure)
+                if isinstance(found, ProbeFailure):
+                    self._halting(False)
+                    return found
+                arrays.append(p)
+                bounds.append((p, found))
+            else:
+                dropped(run, f"{p.name.lower()} inputs")
         has_scalars = any(pp.kind == Kind.VALUE and pp.param.role is Role.SCALAR and pp.value is None
                           for pp in plan.params)
         scalars = [ScalarProfile.RANDOM] + [p for p in ScalarProfile if p is not ScalarProfile.RANDOM and has_scalars
@@ -294,9 +330,100 @@ class Prober:
         aliases = [pair for pair in alias_pairs(plan)
                    if clean(domain_probes(plan, alias=pair),
                             f"'{plan.params[pair[1]].param.name}' given the buffer of '{plan.params[pair[0]].param.name}'")]
-        self.close()
-        self.halt_on_undefined = False
-        return Domain(tuple(arrays), tuple(scalars), tuple(aliases), skip_zero), notes
+        self._halting(False)
+        return Domain(tuple(arrays), tuple(scalars), tuple(aliases), skip_zero, bounds=tuple(bounds)), notes
+
+    def widest(self, choice: list[int], skip_zero: bool, failure: Callable[[list[Case]], _Run | None],
+               sizes: tuple[int, ...] = (), top: int | None = None) -> int | ProbeFailure:
+        """The largest bound ``k`` (at most ``top``) at which wide integers below ``2**k`` in magnitude run clean on
+        the original: at the domain probes' sizes and ``WIDE_SIZES`` (or at ``sizes`` alone), a binary search.
+
+        Below 2 (magnitudes of 0 and 1 only), the original is refused with the reason.
+        """
+        plan = self.plan
+        lo, hi = 0, self._integer_bits() if top is None else top
+
+        def probes(bound: int) -> list[Case]:
+            base = [] if sizes else domain_probes(plan, arrays=ArrayProfile.WIDE, bound=bound)
+            return base + [case(plan, s, 500 + s + k, arrays=ArrayProfile.WIDE, bound=bound)
+                           for s in sizes or WIDE_SIZES for k in range(WIDE_SEEDS)]
+
+        if (run := failure(probes(hi))) is None:
+            return hi
+        self.beyond = run
+        hi -= 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if (run := failure(probes(mid))) is None:
+                lo = mid
+            else:
+                hi = mid - 1
+                self.beyond = run
+        if lo < 2:
+            assert self.beyond is not None
+            names = [pp.param.name for pp, _ in self._integer_arrays()]
+            return ProbeFailure(
+                f"the original overflows on wide integer inputs of every magnitude above {(1 << lo) - 1} (it "
+                f"{failure_text(plan, self.beyond)}); state the values its inputs may take "
+                + annotation_hint(plan.function, f"range({names[0]})=-100..100"))
+        return lo
+
+    def confirm_wide(self, choice: list[int], skip_zero: bool, bound: int, size: int) -> int | ProbeFailure | None:
+        """The bound on wide integers lowered until they run clean at ``size`` too (the size candidates meet them
+        at beside the small ones); None where the sanitized original is too slow there to tell."""
+        plan = self.plan
+        self._halting(True)
+        try:
+            def failure(cases: list[Case]) -> _Run | None:
+                return self._first_failure([c for c in cases if not (skip_zero and c.has_zero(plan))], choice,
+                                           PROBE_TIMEOUT_S)
+
+            first = case(plan, size, 500 + size, arrays=ArrayProfile.WIDE, bound=bound)
+            if self.run(first, choice, PROBE_TIMEOUT_S).timed_out:
+                return None
+            return self.widest(choice, skip_zero, failure, sizes=(size,), top=bound)
+        finally:
+            self._halting(False)
+
+    def _integers_only(self) -> bool:
+        """Every array of numbers holds integers: a bound on integer magnitudes is what decides wide inputs (wide
+        floating-point values stay as they are, so an original they overflow keeps losing the profile)."""
+        leaves = [leaf for _, leaf in self._number_leaves()]
+        return bool(leaves) and not any(is_float for _, is_float, _ in leaves)
+
+    def _integer_bits(self) -> int:
+        """The most bits a magnitude of the widest integer array element takes (0: no integer arrays)."""
+        return max((bits for _, bits in self._integer_arrays()), default=0)
+
+    def _integer_arrays(self) -> list[tuple[ParamPlan, int]]:
+        """The arrays of integers (records with integer fields included), each with the most bits a magnitude of
+        its widest integer takes."""
+        widest: dict[int, tuple[ParamPlan, int]] = {}
+        for pp, (size, is_float, signed) in self._number_leaves():
+            bits = 8 * size - signed
+            if not is_float and bits > widest.get(pp.index, (pp, 0))[1]:
+                widest[pp.index] = (pp, bits)
+        return list(widest.values())
+
+    def _number_leaves(self) -> list[tuple[ParamPlan, tuple[int, bool, bool]]]:
+        """Each number an array parameter's elements hold (a record's fields, one by one): its size, whether it is
+        floating point, whether it is signed. Strings are not numbers here."""
+        self._worker()
+        assert self.iface is not None
+        out = []
+        for pp, param in zip(self.plan.params, self.iface.params):
+            if pp.kind == Kind.VALUE or pp.param.role is Role.STRING or pp.container in {"string", "strings"}:
+                continue
+            leaves = [(leaf.size, leaf.is_float, leaf.is_signed) for leaf in param.fields] \
+                or [(param.esize, param.is_float, param.is_signed)]
+            out += [(pp, leaf) for leaf in leaves]
+        return out
+
+
+def wide_note(bound: int, beyond: _Run | None) -> str:
+    """The verdicts' words for bounded wide integers."""
+    why = f" ({beyond.report})" if beyond is not None else ""
+    return f"checked on wide inputs up to ±2^{bound}: the original overflows beyond{why}"
 
 
 def size_help(plan: HarnessPlan, pp: ParamPlan) -> str:

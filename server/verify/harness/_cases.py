@@ -9,7 +9,8 @@ The check cases span the original's domain: every size from 0 to 64, sizes
 one below a multiple of 8, 16, 32 and 64, random sizes, medium sizes while
 the original stays cheap there, the problem size itself; lengths that
 differ from each other; every input profile and scalar profile the
-original handles without undefined behaviour; and aliased calls where the
+original handles without undefined behaviour (wide integers up to the
+magnitudes it takes without overflowing); and aliased calls where the
 original allows them. Seeds are drawn afresh for every function prepared:
 its candidates all meet the same check cases (so the original's results on
 them are computed once), and the timed inputs are drawn afresh for every
@@ -50,12 +51,15 @@ class Case:
     alias: tuple[int, int] | None = None  # (a, b): parameter b is given parameter a's buffer
     repeats: int = 1  # the candidate runs it this many times (OpenMP: a race shows on some runs only)
     variant: int = SPECIAL_MIXED  # special values: which kind (NaN alone, +Inf alone, ...; 6: all mixed)
+    bound: int = 0  # wide integers: magnitudes below 2**bound (the original overflows beyond); 0: the type's range
 
     @property
     def array_profile(self) -> int:
-        """The profile as the glue reads it: the variant of special values above the profile's number."""
+        """The profile as the glue reads it: the variant of special values (or of ill-conditioned ones) above the
+        profile's number, the bound of wide integers above that."""
         varied = self.arrays in (ArrayProfile.SPECIAL, ArrayProfile.ILL_CONDITIONED)
-        return int(self.arrays) | (self.variant << 8 if varied else 0)
+        return (int(self.arrays) | (self.variant << 8 if varied else 0)
+                | (self.bound << 16 if self.arrays is ArrayProfile.WIDE else 0))
 
     @property
     def size(self) -> int:
@@ -72,6 +76,8 @@ class Case:
             parts.append(f"special inputs ({kinds.split(', ')[self.variant]})")
         elif self.arrays is ArrayProfile.ILL_CONDITIONED:
             parts.append("ill-conditioned inputs (" + ILL_KINDS[self.variant % 2] + ")")
+        elif self.arrays is ArrayProfile.WIDE and self.bound:
+            parts.append(f"wide inputs up to ±2^{self.bound}")
         elif self.arrays is not ArrayProfile.RANDOM:
             parts.append(f"{self.arrays.name.lower()} inputs")
         if self.scalars is not ScalarProfile.RANDOM:
@@ -94,6 +100,12 @@ class Domain:
     # The size each profile is checked at besides the small ones: the problem size, or less where the original
     # is much slower on that profile (``_prepare`` measures it); a profile missing here gets the problem size.
     large: tuple[tuple[ArrayProfile | ScalarProfile, int], ...] = ()
+    # Wide integers drawn below 2**bits only, where the original overflows on the type's whole range (``_probe``).
+    bounds: tuple[tuple[ArrayProfile, int], ...] = ()
+
+    def bound(self, profile: ArrayProfile) -> int:
+        """The bound in bits on ``profile``'s magnitudes (0: none)."""
+        return dict(self.bounds).get(profile, 0)
 
 
 def case(plan: HarnessPlan, size: int, seed: int, values: dict[int, int] | None = None,
@@ -142,11 +154,12 @@ def probe_cases(plan: HarnessPlan) -> list[Case]:
 
 
 def domain_probes(plan: HarnessPlan, arrays: ArrayProfile | None = None, scalars: ScalarProfile | None = None,
-                  alias: tuple[int, int] | None = None) -> list[Case]:
+                  alias: tuple[int, int] | None = None, bound: int = 0) -> list[Case]:
     """The cases that try one profile (or one aliased pair) on the original."""
     kw: dict[str, object] = {}
     if arrays is not None:
         kw["arrays"] = arrays
+        kw["bound"] = bound
     if scalars is not None:
         kw["scalars"] = scalars
     sizes = ALIAS_SIZES if alias is not None else [1, 5, 33, 64]
@@ -227,6 +240,7 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
     # small and the estimates high, and a candidate wrong only above the timed size must still meet such a size.
     if n > 0:
         out.append(case(plan, n + n // 4 + 1, seed()))
+    out = [replace(c, bound=domain.bound(c.arrays)) for c in out]  # wide integers within the original's bound
     return [c for c in dict.fromkeys(out) if not (domain.skip_zero and c.has_zero(plan))]
 
 

@@ -44,6 +44,13 @@ static double perfalign_wide(unsigned long long *s, int small) {
     double v = pow(10.0, (2.0 * perfalign_unit(s) - 1.0) * (small ? 15.0 : 30.0));
     return (perfalign_next(s) & 1) ? -v : v;
 }
+static unsigned long long perfalign_magnitude(unsigned long long *s, int bits) {
+    /* A magnitude below 2^bits: a quarter of them within 7 of the largest, the rest spread over every magnitude. */
+    unsigned long long top = bits >= 64 ? ~0ULL : (1ULL << bits) - 1, below = perfalign_next(s) % 8, shift;
+    if (perfalign_next(s) % 4 == 0) return below < top ? top - below : top;
+    shift = perfalign_next(s) % (unsigned long long)(bits + 1);
+    return shift >= 64 ? 0 : (perfalign_next(s) & top) >> shift;
+}
 static void perfalign_fill_string(char *p, size_t count, unsigned long long *rng, int variant) {
     static const char letters[] = "abcdefghij klmnopqrstuvwxyz,.ABC";
     int profile = variant & 0xff;
@@ -70,13 +77,21 @@ static void perfalign_fill_slots(char *p, size_t count, unsigned long long *rng,
 """
 
 _TYPED = r"""
-static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int ranged, double lo, double hi, int kind) {
+static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int ranged, double lo, double hi, int kind,
+                                 int bound) {
     if (ranged) {
         if (PF_ISF(@T@)) return (@T@)(lo + (hi - lo) * perfalign_unit(rng));
         return (@T@)((long long)lo + (long long)(perfalign_next(rng) % (unsigned long long)((long long)hi - (long long)lo + 1)));
     }
     if (profile == 1) {
         if (PF_ISF(@T@)) return (@T@)perfalign_wide(rng, sizeof(@T@) <= 4);
+        if (bound > 0) {
+            /* Magnitudes below 2^bound (the most the original takes without overflowing), within the type. */
+            int bits = (int)(8 * sizeof(@T@)) - PF_SGN(@T@);
+            unsigned long long m = perfalign_magnitude(rng, bound < bits ? bound : bits);
+            if (PF_SGN(@T@) && (perfalign_next(rng) & 1)) return (@T@)-(long long)m;
+            return (@T@)m;
+        }
         return (@T@)perfalign_next(rng);
     }
     if (profile == 2 && perfalign_next(rng) % 3 == 0) {
@@ -158,8 +173,9 @@ static void perfalign_sort_@SLUG@(@T@ *p, size_t n) {
     }
 }
 static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng, int variant, int ranged, double lo, double hi) {
-    /* The low byte is the profile; above it, for special values, which kind (6: all kinds mixed). */
-    int profile = variant & 0xff;
+    /* The low byte is the profile; above it, for special values, which kind (6: all kinds mixed); above that, for
+       wide integers, a bound on their magnitudes in bits (0: the type's range). */
+    int profile = variant & 0xff, bound = (variant >> 16) & 0xff;
     size_t j;
     if (profile == 7) { @T@ z = ranged ? (@T@)lo : (@T@)0; for (j = 0; j < count; j++) p[j] = z; return; }
     if (profile == 8 && PF_ISF(@T@) && !ranged) {
@@ -167,7 +183,7 @@ static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng,
            a large value first and its opposite (plus a small value) last, around small values; 1: pairs of a value
            of any magnitude and its opposite plus a small value. */
         int top = sizeof(@T@) <= 4 ? 16 : 40;
-        if ((variant >> 8) % 2 == 0) {
+        if (((variant >> 8) & 0xff) % 2 == 0) {
             for (j = 0; j < count; j++)
                 p[j] = (@T@)((2.0 * perfalign_unit(rng) - 1.0) * (double)(1 << (perfalign_next(rng) % 5)));
             if (count >= 2) {
@@ -188,19 +204,19 @@ static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng,
         }
         return;
     }
-    if (profile == 5) { @T@ v = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6); for (j = 0; j < count; j++) p[j] = v; return; }
+    if (profile == 5) { @T@ v = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6, 0); for (j = 0; j < count; j++) p[j] = v; return; }
     if (profile == 6) {
         @T@ v[3];
-        v[0] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6);
-        v[1] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6);
-        v[2] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6);
+        v[0] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6, 0);
+        v[1] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6, 0);
+        v[2] = perfalign_draw_@SLUG@(rng, 0, ranged, lo, hi, 6, 0);
         for (j = 0; j < count; j++) p[j] = v[perfalign_next(rng) % 3];
         return;
     }
     {
-        int kind = profile == 2 ? (variant >> 8) % 7 : 6;
+        int kind = profile == 2 ? ((variant >> 8) & 0xff) % 7 : 6;
         for (j = 0; j < count; j++)
-            p[j] = perfalign_draw_@SLUG@(rng, (profile == 1 || profile == 2) ? profile : 0, ranged, lo, hi, kind);
+            p[j] = perfalign_draw_@SLUG@(rng, (profile == 1 || profile == 2) ? profile : 0, ranged, lo, hi, kind, bound);
     }
     if (profile == 3 || profile == 4) {
         perfalign_sort_@SLUG@(p, count);

@@ -37,7 +37,9 @@ class ArrayProfile(IntEnum):
     """How an array's elements are drawn (the numbers are the glue's)."""
 
     RANDOM = 0  # small values: [-1, 1) for floating point, -100..100 signed, 0..199 unsigned
-    WIDE = 1  # floating point over many magnitudes (1e-30..1e30; 1e-15..1e15 for 4-byte types), integers over the type's range
+    # Floating point over many magnitudes (1e-30..1e30; 1e-15..1e15 for 4-byte types), integers over the type's range
+    # (or, where the original overflows there, over every magnitude below the bound it takes: ``Case.bound``).
+    WIDE = 1
     SPECIAL = 2  # a third of the elements special: NaN, ±Inf, -0, denormals; 0, ±1, the type's limits
     SORTED = 3
     REVERSED = 4
