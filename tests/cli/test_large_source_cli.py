@@ -8,16 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.optimize.test_optimize import FAST
+
 REPO = Path(__file__).resolve().parents[2]
 PERFALIGN = str(Path(sys.executable).parent / "perfalign")
-FAST = """void row_sums(const double *a, double *sums, int n) {
-    for (int i = 0; i < n; i++) {
-        double s = 0.0;
-        for (int j = 0; j < n; j++)
-            s += a[i * n + j];
-        sums[i] = s;
-    }
-}"""
 
 
 def amalgamation(path: Path, size: int, target: str, target_after: int) -> int:
