@@ -32,6 +32,8 @@ class RawClient:
         self.answers: dict[Any, dict[str, Any]] = {}
         self.notes: list[dict[str, Any]] = []
         self.arrived = threading.Condition()
+        self.reading = threading.Event()  # cleared: the client stops reading the server's output after one message
+        self.reading.set()
         threading.Thread(target=self._read, daemon=True).start()
         self.errors: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -40,6 +42,7 @@ class RawClient:
         out = self.proc.stdout
         assert out is not None
         while True:
+            self.reading.wait()
             length = 0
             while True:
                 line = out.readline()
@@ -314,3 +317,30 @@ def test_out_of_range_settings_and_a_workspace_retention_are_reported_not_applie
         assert "store_retention_days is ignored there" in errors
     finally:
         c.close()
+
+
+
+def test_a_client_that_stops_reading_stalls_nothing_for_good(tmp_path: Path) -> None:
+    # A thousand answers (far more than a pipe holds) while the client reads nothing: the server waits, it does
+    # not die, and every request is answered once the client reads again.
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "kernel.c").write_text(KERNEL)
+    client = RawClient(tmp_path / "home")
+    try:
+        client.initialize(root)
+        client.reading.clear()
+        for k in range(1000):
+            client.request(k, "perfalign/noSuchMethod", {"pad": "x" * 64})
+        time.sleep(3)
+        assert client.proc.poll() is None, "the server died while its output was not read"
+        client.reading.set()
+        for k in range(1000):
+            assert "error" in client.answer(k, timeout=60)
+        client.request("after", "textDocument/codeAction", {
+            "textDocument": {"uri": (root / "kernel.c").as_uri()},
+            "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}},
+            "context": {"diagnostics": []}})
+        assert "result" in client.answer("after", timeout=60)
+    finally:
+        client.close()
