@@ -32,7 +32,7 @@ from .harness._cases import Case, Domain
 from .harness._plan import HarnessPlan
 from ._probe import ProbeFailure, Prober, wide_note
 from .harness._units import ArrayProfile, ScalarProfile
-from .judging._accuracy import level, output_error, plain_flags, reference_source, tolerance
+from .judging._accuracy import Level, level, output_error, plain_flags, reference_source, tolerance
 from .judging._compare import first_difference
 from .judging._pair import Known, Pair, Timings, describe_failure, own_time
 from .judging._race import archer_available
@@ -259,12 +259,14 @@ def _accuracy_levels(runner: Runner, prepared: Prepared, side_src: Path) -> bool
                 got.append(pair.results(worker, placed[0], counts, timeout).copy())
             err_original = output_error(prepared.iface, got[0], got[1])
             err_plain = output_error(prepared.iface, got[2], got[1])
-            if err_original is None or err_plain is None:
-                continue
             known = prepared.known
             known.keep(case, got[0])
             known.keep(case, got[1], known.references)
-            if case in known.results and case in known.references:
+            if case not in known.results or case not in known.references:
+                continue
+            if err_original is None or err_plain is None:
+                known.levels[case] = Level(math.inf, math.inf, None, ordinary=True)
+            else:
                 known.levels[case] = level(err_original, err_plain, tolerance(prepared.rtol, got[1]))
     except WorkerFailure:
         return False
@@ -509,7 +511,9 @@ def _refine_domain(runner: Runner, worker: Worker, iface: Interface, plan: Harne
 
     arrays = []
     for profile in domain.arrays:
-        if profile in (ArrayProfile.RANDOM, ArrayProfile.SPECIAL) or finite(
+        # Ill-conditioned inputs the original overflows on keep its infinities as the results to match.
+        exempt = (ArrayProfile.RANDOM, ArrayProfile.SPECIAL, ArrayProfile.ILL_CONDITIONED)
+        if profile in exempt or finite(
                 _cases.domain_probes(plan, arrays=profile, bound=domain.bound(profile))):
             arrays.append(profile)
         else:

@@ -144,3 +144,27 @@ def test_the_reference_widens_the_original_behind_its_signature() -> None:
     assert text is not None
     assert "#define double long double" in text and "perfalign_hp_total(" in text
     assert text.rstrip().endswith("}") and "double total(const double * a, int n) {" in text
+
+
+EXP_SUM = """#include <math.h>
+double total(const double *a, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += exp(a[i]);
+    return s;
+}
+"""
+
+
+def test_where_ill_conditioned_inputs_overflow_the_original_its_infinity_is_the_result_to_match() -> None:
+    # Large finite values overflow exp; long double would not, yet the original's infinity is what a caller gets.
+    clamped = EXP_SUM.replace("exp(a[i])", "exp(isfinite(a[i]) ? fmin(a[i], 700.0) : a[i])")
+    verdict = verify(EXP_SUM, clamped)
+    assert verdict.status is Status.INCORRECT, verdict.detail
+    assert "ill-conditioned inputs" in verdict.detail
+    four = EXP_SUM.replace("double s = 0.0;\n    for (int i = 0; i < n; i++)\n        s += exp(a[i]);",
+                           "double s0 = 0.0, s1 = 0.0;\n    int i = 0;\n"
+                           "    for (; i + 1 < n; i += 2) { s0 += exp(a[i]); s1 += exp(a[i + 1]); }\n"
+                           "    if (i < n) s0 += exp(a[i]);\n    double s = s0 + s1;")
+    assert verify(EXP_SUM, four).status in TIMED

@@ -312,3 +312,15 @@ def test_a_self_check_that_runs_out_of_time_twice_is_unsupported_with_the_reason
         failure = v.prepare()
     assert failure is not None and failure.status is Status.UNSUPPORTED
     assert "checking the original against itself took more than" in failure.detail
+
+
+def test_a_returned_infinity_equals_only_itself() -> None:
+    import numpy as np
+
+    from perfalign.server.verify.judging._compare import returned_difference
+
+    inf, big = np.array([np.inf]), np.array([1e304])
+    assert returned_difference(inf, big, None) and returned_difference(big, inf, None)
+    assert returned_difference(inf, -inf, None)
+    assert not returned_difference(inf, inf.copy(), None)
+    assert not returned_difference(np.array([np.nan]), inf, None, special=True)

@@ -283,7 +283,8 @@ class Pair:
         names = [pp.param.name for pp in self.plan.params]
         special = case.arrays is ArrayProfile.SPECIAL
         judged = False  # the floating-point outputs are judged by their accuracy (an ill-conditioned case)
-        if reference is not None and level is not None and (err := output_error(self.iface, got, reference)) is not None:
+        if reference is not None and level is not None and not level.ordinary \
+                and (err := output_error(self.iface, got, reference)) is not None:
             judged = True
             if level.allowed is not None and err > level.allowed:
                 return (f"its results are off by {err:.2g} of their largest magnitude from the original computed at a "
