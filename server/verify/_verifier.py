@@ -284,14 +284,13 @@ class FunctionVerifier:
             threads = sorted({*CHECK_THREADS, self.threads})
             cases += prepared.race_cases
         timeout = self.runner.call_timeout(prepared.baseline_ms)
-        self._sessions.rounding_changed = False  # set by the check: a result differed only in its rounding
-        outcome = self._check(prepared, exe, cases, threads, timeout)
+        outcome, rounded = self._check(prepared, exe, cases, threads, timeout)
         patient = False  # the candidate needed the longer limit of a second try
         if outcome is not None and self._retry(outcome, prepared):
             self.progress("checking the candidate again at a lower priority (the first check ran out of time)")
             timeout = self.runner.retry_timeout(timeout)
             first_detail = outcome.detail
-            outcome = self._check(prepared, exe, cases, threads, timeout, nice=RETRY_NICE)
+            outcome, rounded = self._check(prepared, exe, cases, threads, timeout, nice=RETRY_NICE)
             patient = outcome is None
             if outcome is not None and outcome.kind == "timeout":
                 outcome.detail = f"{first_detail}, nor within {timeout:.0f} s on a second try at a lower priority"
@@ -299,7 +298,7 @@ class FunctionVerifier:
         if outcome is not None:
             raise Stop(self._outcome_verdict(outcome))
         notes = list(prepared.notes)
-        if getattr(self._sessions, "rounding_changed", False):
+        if rounded:
             notes.append(ROUNDING_CHANGED)
         if self.mode == "openmp":
             self.progress("looking for data races")
@@ -441,7 +440,9 @@ class FunctionVerifier:
         return outcome.kind == "timeout" and prepared.baseline_ms <= RETRY_BASELINE_MS
 
     def _check(self, prepared: Prepared, exe: Path, cases: list[Case], threads: list[int] | None,
-               timeout: float, *, nice: int = 0) -> Outcome | None:
+               timeout: float, *, nice: int = 0) -> tuple[Outcome | None, bool]:
+        """The first problem on the check cases (None: none), and whether a result differed from the original's
+        only in its rounding on an ill-conditioned case."""
         lockdown = "threads" if self.mode == "openmp" else "serial"
         started: list[Worker] = []
 
@@ -457,11 +458,9 @@ class FunctionVerifier:
                     known=prepared.known)
         try:
             candidate.hello()
-            outcome = pair.check(cases, timeout, threads, progress=self.runner.check_cancel)
-            self._sessions.rounding_changed = pair.rounding_changed
-            return outcome
+            return pair.check(cases, timeout, threads, progress=self.runner.check_cancel), pair.rounding_changed
         except WorkerFailure as failure:
-            return pair._candidate_failed(failure, timeout, "")
+            return pair._candidate_failed(failure, timeout, ""), False
         finally:
             for worker in started:
                 worker.close()
