@@ -43,12 +43,17 @@ model: install
 demo: model
 	$(BIN)/perfalign optimize examples/c/row_sums.c --function row_sums --samples 4 --seed 1
 
+# Tests run in parallel, one worker per core (at most 4); the tests marked slow or alone run with the
+# machine to themselves (tests/conftest.py). PYTEST_WORKERS=0 runs them one after another.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := --numprocesses=$(PYTEST_WORKERS) --maxprocesses=4 --dist=worksteal
+
 # Set up, then run the whole test suite (slow tests included). Every test must run: a skip that
 # hides a missing install step (the train extra, gcc, bubblewrap, Archer) is an error here. The 40
 # slowest tests are listed at the end of every run, so that what makes the suite slower is seen.
 test: install-dev build-deps model
-	PERFALIGN_REQUIRE_ALL=1 $(BIN)/python -m pytest -q -p no:cacheprovider --durations=40
+	PERFALIGN_REQUIRE_ALL=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_PARALLEL) --durations=40
 
 # Every test but the slow ones, without installing the train extra (its tests run where it is installed).
 test-fast: install-test build-deps
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_PARALLEL) -m "not slow"

@@ -10,17 +10,27 @@ what to install. Under ``PERFALIGN_REQUIRE_ALL=1`` (``make test``, which CI
 runs) a skip is an error instead: a green run means every test ran. Only the
 skips in ``MACHINE_SKIPS``, which depend on the machine and not on what was
 installed, stay skips there.
+
+Run in parallel (``pytest -n``, as ``make test`` does), tests share the
+machine the way two perfalign processes do: each times on the cores its
+timing lease gives it. A test marked ``alone`` (and every ``slow`` one: the
+real model's sampling threads, real editors, several perfalign processes of
+its own) waits until the other workers' tests have finished, runs with the
+machine to itself, and holds the next ones back until it is done.
 """
 from __future__ import annotations
 
 import ast
+import contextlib
+import fcntl
 import importlib.metadata
 import inspect
 import os
 import re
+import tempfile
 import textwrap
 import tomllib
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -142,6 +152,44 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Wrapped[pytest.Co
     report = yield
     _as_error(report)
     return report
+
+
+def runs_alone(item: pytest.Item) -> bool:
+    """Whether a test needs the machine to itself when the suite runs in parallel."""
+    return item.get_closest_marker("alone") is not None or item.get_closest_marker("slow") is not None
+
+
+@contextlib.contextmanager
+def machine_share(config: pytest.Config, alone: bool) -> Iterator[None]:
+    """Hold the machine shared with the run's other workers, or alone; nothing when the run is not parallel.
+
+    A readers-writer lock of two ``flock``ed files: a test takes ``machine.lock``
+    shared (``alone``: exclusively) while it holds ``turnstile.lock``, so a test
+    waiting to run alone is not starved by the others' next tests.
+    """
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        yield
+        return
+    folder = Path(tempfile.gettempdir()) / f"perfalign-tests-{workerinput['testrunuid']}"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "turnstile.lock", "a") as turnstile, open(folder / "machine.lock", "a") as machine:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(machine, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(machine, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    """Every test's setup, call and teardown run under its share of the machine (see the module's docstring)."""
+    with machine_share(item.config, runs_alone(item)):
+        return (yield)
 
 
 @pytest.fixture(autouse=True)

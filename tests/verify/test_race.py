@@ -1,7 +1,9 @@
 """Races in OpenMP code are found with ThreadSanitizer and Archer, and named by their line."""
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -127,6 +129,54 @@ def test_racy_candidates_are_reported_with_their_line(tmp_path: Path, name: str)
 @pytest.mark.parametrize("name", sorted(CORRECT))
 def test_correct_openmp_passes(tmp_path: Path, name: str) -> None:
     assert check(tmp_path, CORRECT[name]).clean
+
+
+# Calls of a kernel that races on a temporary every thread writes, as the verifier's race check makes them.
+REPEATED_CALLS = """
+#include <stdio.h>
+#include <stdlib.h>
+
+static void scale(const double *a, double *out, int n)
+{
+    double f;
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {
+        f = 2.0;
+        out[i] = f * a[i];
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    double *a = calloc(n, sizeof *a), *out = calloc(n, sizeof *out);
+    for (int call = 0; call < 3; call++)
+        scale(a, out, n);
+    printf("%f\\n", out[n - 1]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.alone  # it loads every core
+def test_a_race_is_found_every_time_on_a_loaded_machine(tmp_path: Path) -> None:
+    # A thread descheduled for long must not let the race's earlier access slip out of ThreadSanitizer's history.
+    source = tmp_path / "calls.c"
+    source.write_text(REPEATED_CALLS)
+    busy = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(os.cpu_count() or 2)]
+    missed = 0
+    try:
+        for attempt in range(16):
+            work = tmp_path / f"work{attempt}"
+            work.mkdir()
+            found = race.find_race([source], language="c", include_dirs=[], workdir=work, threads=4,
+                                   run_args=["1000000"], settings=Settings())
+            missed += found.race is None or "f = 2.0;" not in found.race
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert missed == 0, f"the race went unreported in {missed} of 16 checks"
 
 
 def test_a_check_that_runs_out_of_time_is_not_a_pass(tmp_path: Path) -> None:
