@@ -183,6 +183,19 @@ def test_a_double_function_computed_in_float_is_incorrect_and_the_double_one_sta
         assert kept.status is Status.FASTER, kept.detail
 
 
+def test_a_float_result_that_overflows_where_the_original_does_not_is_named_a_lower_precision() -> None:
+    # Every result lies beyond single precision's range: the candidate's is infinite everywhere.
+    original = "void shift(const double *a, double *out, int n) {\n" \
+               "    for (int i = 0; i < n; i++) out[i] = 1e300 + a[i];\n}\n"
+    in_float = original.replace("1e300 + a[i]", "(double)(1e300f + (float)a[i])")
+    for verifier in _verifier(original, "shift"):
+        verdict = verifier.verify(in_float)
+        assert verdict.status is Status.INCORRECT, verdict.detail
+        assert "is inf, the original gives 1.00000000000000" in verdict.detail, verdict.detail
+        assert "e+300 (the original's value is beyond the range of single precision: a lower precision)" in \
+            verdict.detail, verdict.detail
+
+
 def test_a_long_double_function_computed_in_double_is_incorrect_and_the_long_double_one_stays_faster() -> None:
     # Double precision is within 1e-6 of the array's largest element everywhere, and exp is faster than expl.
     original = "#include <math.h>\nvoid vexpl(const long double *a, long double *out, int n) {\n" \

@@ -210,8 +210,11 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
         if cheap(large := rng.randrange(*LARGE_PROFILE_SIZES)):
             out.append(case(plan, large, seed(), arrays=profile))
         if profile is ArrayProfile.ILL_CONDITIONED:
-            # Both kinds of cancellation: a compensated sum handles one, and not always the other.
+            # Both kinds of cancellation: a compensated sum handles one, and not always the other. Each kind at
+            # more of the larger sizes too, where more terms tell a compensated sum from a plain one best.
             out += [case(plan, s, seed(), arrays=profile, variant=1) for s in PROFILE_SIZES]
+            out += [case(plan, s, seed(), arrays=profile, variant=v)
+                    for v in (0, 1, 0, 1) if cheap(s := rng.randrange(*LARGE_PROFILE_SIZES))]
         if profile is ArrayProfile.SPECIAL:
             # Each kind of special value alone too: NaN alone is where "ignores NaN" shows.
             out += [case(plan, s, seed(), arrays=profile, variant=kind)

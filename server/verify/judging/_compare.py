@@ -166,6 +166,25 @@ def lower_precision(expected: np.ndarray, got: np.ndarray) -> bool:
     return _lower_precision(x, got.astype(wide), PRECISION_RTOL.get(expected.dtype.itemsize)) is not None
 
 
+# The narrower precision a rewrite may compute in, and its largest finite value, by the original's element size.
+NARROWER = {8: ("single precision", float(np.finfo(np.float32).max)),
+            16: ("double precision", float(np.finfo(np.float64).max))}
+
+
+def narrower_overflow(expected: object, got: object, itemsize: int) -> str | None:
+    """The narrower precision whose range the original's finite value exceeds where the candidate's is infinite."""
+    narrower = NARROWER.get(itemsize)
+    if narrower is None:
+        return None
+    try:
+        x, y = np.longdouble(expected), np.longdouble(got)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if np.isinf(y) and np.isfinite(x) and abs(x) > np.longdouble(narrower[1]):
+        return narrower[0]
+    return None
+
+
 def _lower_precision(x: np.ndarray, y: np.ndarray, limit: float | None) -> int | None:
     """The worst element of an array computed at a lower precision than the original's, or None.
 

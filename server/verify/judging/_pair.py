@@ -21,8 +21,8 @@ from ..harness._plan import HarnessPlan, Kind, ReturnKind
 from ..harness._units import ArrayProfile
 from ..sandbox._worker import CpuLedger, Interface, Layout, Usage, Worker, WorkerFailure, layout_for
 from ._accuracy import Level, output_error
-from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, number_at, results,
-                       returned_difference, same_bytes)
+from ._compare import (PRECISION_RTOL, Results, first_difference, lower_precision, narrower_overflow, number_at,
+                       results, returned_difference, same_bytes)
 from ._example import EXAMPLE_ELEMENTS, failing_call
 
 # Syscalls the worker's filter forbids, by number on x86-64 and aarch64, for messages.
@@ -315,6 +315,9 @@ class Pair:
                 limit = PRECISION_RTOL.get(x.dtype.itemsize, 0)
                 low = (f" (most elements differ by more than {limit:g} of themselves: a lower precision)"
                        if self.rtol is None and lower_precision(x, y) else "")
+                narrower = narrower_overflow(number_at(x, bad), number_at(y, bad), x.dtype.itemsize)
+                if not low and self.rtol is None and narrower:
+                    low = f" (the original's value is beyond the range of {narrower}: a lower precision)"
                 return (f"'{names[i]}'{at} is {_value(number_at(y, bad))}, the original gives "
                         f"{_value(number_at(x, bad))}{low} ({where})")
         if expected.returned is not None and got.returned is not None:
