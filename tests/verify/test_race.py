@@ -285,6 +285,7 @@ def scale_verifier():  # type: ignore[no-untyped-def]
         yield verifier
 
 
+@pytest.mark.alone  # beside another worker's load ThreadSanitizer can still miss this race (docs/safety.md)
 def test_verifier_reports_a_race_that_results_do_not_show(scale_verifier) -> None:  # type: ignore[no-untyped-def]
     from perfalign.server.verdict import Status
 
@@ -293,6 +294,7 @@ def test_verifier_reports_a_race_that_results_do_not_show(scale_verifier) -> Non
     assert "data race" in verdict.detail and "f = 2.0;" in verdict.detail
 
 
+@pytest.mark.alone  # beside another worker's load ThreadSanitizer can still miss this race (docs/safety.md)
 def test_verifier_passes_the_private_version(scale_verifier) -> None:  # type: ignore[no-untyped-def]
     from perfalign.server.verdict import TIMED
 
@@ -311,6 +313,7 @@ NESTED = """void scale(const double *a, double *out, int n)
 }"""
 
 
+@pytest.mark.alone  # beside another worker's load ThreadSanitizer can still miss this race (docs/safety.md)
 def test_verifier_refuses_a_candidate_it_could_not_check_for_races(scale_verifier) -> None:  # type: ignore[no-untyped-def]
     from perfalign.server.verdict import Status
 
