@@ -315,8 +315,8 @@ class Pair:
                 limit = PRECISION_RTOL.get(x.dtype.itemsize, 0)
                 low = (f" (most elements differ by more than {limit:g} of themselves: a lower precision)"
                        if self.rtol is None and lower_precision(x, y) else "")
-                narrower = narrower_overflow(number_at(x, bad), number_at(y, bad), x.dtype.itemsize)
-                if not low and self.rtol is None and narrower:
+                if not low and self.rtol is None and (
+                        narrower := narrower_overflow(number_at(x, bad), number_at(y, bad), x.dtype.itemsize)):
                     low = f" (the original's value is beyond the range of {narrower}: a lower precision)"
                 return (f"'{names[i]}'{at} is {_value(number_at(y, bad))}, the original gives "
                         f"{_value(number_at(x, bad))}{low} ({where})")
