@@ -13,10 +13,12 @@ installed, stay skips there.
 
 Run in parallel (``pytest -n``, as ``make test`` does), tests share the
 machine the way two perfalign processes do: each times on the cores its
-timing lease gives it. A test marked ``alone`` (and every ``slow`` one: the
-real model's sampling threads, real editors, several perfalign processes of
-its own) waits until the other workers' tests have finished, runs with the
-machine to itself, and holds the next ones back until it is done.
+timing lease gives it. A test marked ``alone`` (the real model's sampling
+threads, several perfalign processes of its own timed against each other,
+every core loaded on purpose) waits until the other workers' tests have
+finished, runs with the machine to itself, and holds the next ones back until
+it is done. ``slow`` alone does not: it only keeps a test out of
+``make test-fast``.
 """
 from __future__ import annotations
 
@@ -156,7 +158,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Wrapped[pytest.Co
 
 def runs_alone(item: pytest.Item) -> bool:
     """Whether a test needs the machine to itself when the suite runs in parallel."""
-    return item.get_closest_marker("alone") is not None or item.get_closest_marker("slow") is not None
+    return item.get_closest_marker("alone") is not None
 
 
 @contextlib.contextmanager

@@ -826,6 +826,7 @@ async def test_a_model_that_fails_to_load_is_reported_and_the_model_reloads_when
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # the real model samples on every core
 async def test_the_default_model_suggests_through_the_server(tmp_path: Path) -> None:
     settings = {"samples": 2, "dbPath": str(tmp_path / "prefs.db"), **QUICK}
     async with editor(tmp_path, settings) as ed:

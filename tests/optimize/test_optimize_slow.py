@@ -16,7 +16,7 @@ from perfalign.server.settings import Settings
 from .test_strategies import COL_SUMS
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # the real model samples on every core
 
 
 @pytest.fixture(scope="module")

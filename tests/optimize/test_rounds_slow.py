@@ -19,7 +19,7 @@ from perfalign.server.settings import Settings
 from perfalign.server.verdict import TIMED, Status
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # the real model samples on every core
 REPAIRED = {Status.COMPILE_ERROR, Status.INCORRECT, Status.CRASH}
 
 

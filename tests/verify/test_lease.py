@@ -234,6 +234,7 @@ def test_a_verdict_records_its_lease_and_its_workers_run_on_the_leased_cores(tmp
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # its two processes' verdicts are compared with nothing else running
 def test_two_verify_processes_started_together_take_turns_and_neither_is_made_slower(tmp_path: Path) -> None:
     env = {**os.environ, "PERFALIGN_TIMING_LEASES": str(tmp_path / "leases")}
     argv = [str(Path(sys.executable).parent / "perfalign"), "verify", str(CASES / "omp" / "original.c"), "--function",

@@ -399,7 +399,8 @@ class Worker:
     def send_setup(self, *, seed: int, array_profile: int, scalar_profile: int, lens: list[int], counts: list[int],
                    layout: Layout | None, alias_of: list[int]) -> None:
         """The SETUP command alone: two workers generate their inputs at the same time."""
-        if layout is not None and layout.size != self.shm_size:
+        if layout is not None and layout.size > self.shm_size:
+            # The file only grows: the worker closes what lies beyond this case's layout until the dump.
             os.ftruncate(self.shm_fd, layout.size)
             self.shm_size = layout.size
         self._send(OP_SETUP, setup_payload(seed=seed, array_profile=array_profile, scalar_profile=scalar_profile,

@@ -506,6 +506,10 @@ static void do_setup(const unsigned char *p) {
         reply_text(OP_FAIL, "cannot map the shared memory for the inputs");
         return;
     }
+    /* The file keeps the largest size a case has needed, so it is not unmapped and faulted in again between
+       cases: first every page is made usable (an earlier case's guard pages may lie anywhere), then the guards
+       of this case are set, and what lies beyond its layout is closed until the results are dumped. */
+    if (alloc == ALLOC_SHARED && shm_len) pf_mprotect(shm, shm_len, PROT_READ | PROT_WRITE);
     for (i = 0; i < np; i++) {
         size_t bytes;
         counts[i] = (size_t)cnt[i];
@@ -535,6 +539,13 @@ static void do_setup(const unsigned char *p) {
             pf_mprotect(region[i] + pagesz + body, pagesz, PROT_NONE);
             ptrs[i] = region[i] + pagesz + (at_end[i] ? body - bytes : 0);
         }
+    }
+    if (alloc == ALLOC_SHARED) {
+        size_t used = 0; /* the layout's size: its last region, then one page */
+        for (i = 0; i < np; i++)
+            if (region[i] && (size_t)(region[i] - shm) + region_len[i] > used) used = (size_t)(region[i] - shm) + region_len[i];
+        used += pagesz;
+        if (used < shm_len) pf_mprotect(shm + used, shm_len - used, PROT_NONE);
     }
     for (i = 0; i < np; i++)
         if (is_array(i) && alias_of[i] >= 0) ptrs[i] = ptrs[alias_of[i]];
@@ -575,6 +586,7 @@ static void do_dump(const unsigned char *p) {
         reply_text(OP_FAIL, "cannot map the shared memory for the results");
         return;
     }
+    if (offset < shm_len) pf_mprotect(shm + offset, shm_len - offset, PROT_READ | PROT_WRITE); /* closed by SETUP */
     cursor = offset;
     for (i = 0; i <= np; i++) {
         int index = i < np ? i : -1;
