@@ -285,7 +285,6 @@ def scale_verifier():  # type: ignore[no-untyped-def]
         yield verifier
 
 
-@pytest.mark.alone  # beside another worker's load ThreadSanitizer can still miss this race (docs/safety.md)
 def test_verifier_reports_a_race_that_results_do_not_show(scale_verifier) -> None:  # type: ignore[no-untyped-def]
     from perfalign.server.verdict import Status
 
@@ -294,7 +293,37 @@ def test_verifier_reports_a_race_that_results_do_not_show(scale_verifier) -> Non
     assert "data race" in verdict.detail and "f = 2.0;" in verdict.detail
 
 
-@pytest.mark.alone  # beside another worker's load ThreadSanitizer can still miss this race (docs/safety.md)
+def test_the_race_checks_small_calls_stay_within_the_detectors_history(scale_verifier, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # scale's problem size is millions of elements; calls that large let ThreadSanitizer forget the earlier
+    # access of a race on a loaded machine (docs/safety.md), so the repeated calls are kept small.
+    import struct
+
+    from perfalign.server.verdict import Status
+    from perfalign.server.verify import _verifier
+    from perfalign.server.verify.sandbox._worker import HEADER
+
+    recorded: list[bytes] = []
+    real = _verifier.race_in_candidate
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        recorded.append(kwargs["commands"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_verifier, "race_in_candidate", recording)
+    verdict = scale_verifier.verify(SHARED_FACTOR)
+    assert verdict.status is Status.INCORRECT and "data race" in verdict.detail
+    commands, at, ops = recorded[0], 0, []
+    while at < len(commands):
+        _, op, size = HEADER.unpack_from(commands, at)
+        ops.append((op, commands[at + HEADER.size: at + HEADER.size + size]))
+        at += HEADER.size + size
+    setups = [k for k, (op, _) in enumerate(ops) if op == 3]
+    assert scale_verifier._prepared.problem_size > 4 * _verifier.RACE_ELEMENTS
+    counts = struct.unpack_from("<3Q", ops[setups[0]][1], 32 + 8 * 4)  # after the header fields and 4 lengths
+    assert 0 < sum(counts) <= _verifier.RACE_ELEMENTS
+    assert [op for op, _ in ops[setups[0] + 1: setups[1]]] == [4] * _verifier.RACE_SMALL_CALLS
+
+
 def test_verifier_passes_the_private_version(scale_verifier) -> None:  # type: ignore[no-untyped-def]
     from perfalign.server.verdict import TIMED
 
@@ -313,7 +342,6 @@ NESTED = """void scale(const double *a, double *out, int n)
 }"""
 
 
-@pytest.mark.alone  # beside another worker's load ThreadSanitizer can still miss this race (docs/safety.md)
 def test_verifier_refuses_a_candidate_it_could_not_check_for_races(scale_verifier) -> None:  # type: ignore[no-untyped-def]
     from perfalign.server.verdict import Status
 
