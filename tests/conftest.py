@@ -17,8 +17,8 @@ timing lease gives it. A test marked ``alone`` (the real model's sampling
 threads, several perfalign processes of its own timed against each other,
 every core loaded on purpose) waits until the other workers' tests have
 finished, runs with the machine to itself, and holds the next ones back until
-it is done. ``slow`` alone does not: it only keeps a test out of
-``make test-fast``.
+it is done. A test marked only ``slow`` shares the machine like any other:
+that marker keeps it out of ``make test-fast``.
 """
 from __future__ import annotations
 

@@ -541,9 +541,11 @@ static void do_setup(const unsigned char *p) {
         }
     }
     if (alloc == ALLOC_SHARED) {
-        size_t used = 0; /* the layout's size: its last region, then one page */
-        for (i = 0; i < np; i++)
-            if (region[i] && (size_t)(region[i] - shm) + region_len[i] > used) used = (size_t)(region[i] - shm) + region_len[i];
+        size_t used = 0; /* the layout's size: the end of its last region, then one page */
+        for (i = 0; i < np; i++) {
+            size_t end = region[i] ? (size_t)(region[i] - shm) + region_len[i] : 0;
+            if (end > used) used = end;
+        }
         used += pagesz;
         if (used < shm_len) pf_mprotect(shm + used, shm_len - used, PROT_NONE);
     }
