@@ -1,4 +1,4 @@
-"""The generated corpus's verdicts by family, as the Markdown table of docs/benchmarks.md.
+"""The generated corpus's verdicts by family, as the Markdown table of docs/history.md (training corpus runs).
 
     .venv/bin/python benchmarks/corpus_table.py [training/corpus]
 """
