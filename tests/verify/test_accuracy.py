@@ -7,6 +7,8 @@ from perfalign.server import cparse
 from perfalign.server.settings import Settings
 from perfalign.server.verdict import TIMED, Status
 from perfalign.server.verify._verifier import FunctionVerifier
+from perfalign.server.verify.harness._cases import LARGE_PROFILE_SIZES
+from perfalign.server.verify.harness._units import ArrayProfile
 from perfalign.server.verify.harness._plan import make_plan
 from perfalign.server.verify.judging._accuracy import reference_source
 
@@ -85,6 +87,22 @@ def test_dropping_the_compensation_is_incorrect(original: str, candidate: str) -
     verdict = verify(original, candidate)
     assert verdict.status is Status.INCORRECT, verdict.detail
     assert "loses the original's accuracy" in verdict.detail and "ill-conditioned inputs" in verdict.detail
+
+
+def test_a_kahan_sum_meets_many_moderate_terms_cancelling_where_its_compensation_matters() -> None:
+    # Kahan's compensation is lost whenever a huge term is added, so on a large value and its opposite it is barely
+    # more accurate than a plain sum. Many moderate terms cancelling one large value are where it keeps what a
+    # plain sum loses at every step: there the original must be held to its accuracy, on every preparation.
+    with FunctionVerifier(KAHAN, "c", "total", settings=Settings()) as verifier:
+        assert verifier.prepare() is None
+        prepared = verifier._prepared
+        assert prepared is not None
+        moderate = [case for case in prepared.check_cases if case.arrays is ArrayProfile.ILL_CONDITIONED
+                    and "many moderate ones" in case.describe(prepared.plan)]
+        large = [case for case in moderate if case.size >= LARGE_PROFILE_SIZES[0]]
+        assert len(large) >= 2, [case.describe(prepared.plan) for case in moderate]
+        strict = [case for case in large if prepared.known.levels[case].allowed is not None]
+        assert strict, [prepared.known.levels[case] for case in large]
 
 
 def test_a_plain_sum_reassociated_stays_faster() -> None:

@@ -38,7 +38,8 @@ ALIAS_SIZES = [1, 7, 33, 64]
 SPECIAL_KINDS = 7  # NaN, +Inf, -Inf, -0, denormal, -denormal (integers: 0, 1, -1, the limits), then all mixed
 SPECIAL_MIXED = 6
 SPECIAL_SIZES = [3, 17]
-ILL_KINDS = ("a large value and its opposite around small ones", "values that cancel in pairs, shuffled")
+ILL_KINDS = ("a large value and its opposite around small ones", "values that cancel in pairs, shuffled",
+             "a large value and many moderate ones that cancel it, shuffled")
 FREE = -(1 << 63)  # a scalar's slot when nothing bounds it from below (the glue's LLONG_MIN)
 
 
@@ -75,7 +76,7 @@ class Case:
             kinds = "NaN/0, Inf/1, -Inf/-1, -0/the largest, denormals/the smallest, -denormals/0, all mixed"
             parts.append(f"special inputs ({kinds.split(', ')[self.variant]})")
         elif self.arrays is ArrayProfile.ILL_CONDITIONED:
-            parts.append("ill-conditioned inputs (" + ILL_KINDS[self.variant % 2] + ")")
+            parts.append("ill-conditioned inputs (" + ILL_KINDS[self.variant % len(ILL_KINDS)] + ")")
         elif self.arrays is ArrayProfile.WIDE and self.bound:
             parts.append(f"wide inputs up to ±2^{self.bound}")
         elif self.arrays is not ArrayProfile.RANDOM:
@@ -210,11 +211,11 @@ def check_cases(plan: HarnessPlan, n: int, domain: Domain, cost: Callable[[int],
         if cheap(large := rng.randrange(*LARGE_PROFILE_SIZES)):
             out.append(case(plan, large, seed(), arrays=profile))
         if profile is ArrayProfile.ILL_CONDITIONED:
-            # Both kinds of cancellation: a compensated sum handles one, and not always the other. Each kind at
+            # Every kind of cancellation: a compensated sum handles some, and not always the others. Each kind at
             # more of the larger sizes too, where more terms tell a compensated sum from a plain one best.
-            out += [case(plan, s, seed(), arrays=profile, variant=1) for s in PROFILE_SIZES]
+            out += [case(plan, s, seed(), arrays=profile, variant=v) for v in (1, 2) for s in PROFILE_SIZES]
             out += [case(plan, s, seed(), arrays=profile, variant=v)
-                    for v in (0, 1, 0, 1) if cheap(s := rng.randrange(*LARGE_PROFILE_SIZES))]
+                    for v in (0, 1, 2, 0, 1, 2) if cheap(s := rng.randrange(*LARGE_PROFILE_SIZES))]
         if profile is ArrayProfile.SPECIAL:
             # Each kind of special value alone too: NaN alone is where "ignores NaN" shows.
             out += [case(plan, s, seed(), arrays=profile, variant=kind)

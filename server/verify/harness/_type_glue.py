@@ -181,9 +181,28 @@ static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng,
     if (profile == 8 && PF_ISF(@T@) && !ranged) {
         /* Ill-conditioned, after Ogita, Rump and Oishi's generators: a sum far smaller than its terms. Variant 0:
            a large value first and its opposite (plus a small value) last, around small values; 1: pairs of a value
-           of any magnitude and its opposite plus a small value. */
-        int top = sizeof(@T@) <= 4 ? 16 : 40;
-        if (((variant >> 8) & 0xff) % 2 == 0) {
+           of any magnitude and its opposite plus a small value; 2: a large value first, then many moderate values
+           that cancel it, shuffled (a compensated sum keeps what a plain one loses at every one of them). */
+        int top = sizeof(@T@) <= 4 ? 16 : 40, kind = ((variant >> 8) & 0xff) % 3;
+        if (kind == 2 && count >= 2) {
+            double big = (1.0 + perfalign_unit(rng)) * ldexp(1.0, top), s = 0.0, e = 0.0;
+            p[0] = (@T@)big;
+            for (j = 1; j + 1 < count; j++)
+                p[j] = (@T@)(-(double)p[0] / (double)(count - 1) * (1.0 + (perfalign_unit(rng) - 0.5)));
+            /* The last value brings the sum, taken without rounding error (two-sum), near zero. */
+            for (j = 0; j + 1 < count; j++) {
+                double t = s + (double)p[j], z = t - s;
+                e += (s - (t - z)) + ((double)p[j] - z);
+                s = t;
+            }
+            p[count - 1] = (@T@)(-(s + e) + (2.0 * perfalign_unit(rng) - 1.0));
+            for (j = count - 1; j > 1; j--) {
+                size_t k = 1 + (size_t)(perfalign_next(rng) % j);
+                @T@ t = p[j];
+                p[j] = p[k];
+                p[k] = t;
+            }
+        } else if (kind == 0) {
             for (j = 0; j < count; j++)
                 p[j] = (@T@)((2.0 * perfalign_unit(rng) - 1.0) * (double)(1 << (perfalign_next(rng) % 5)));
             if (count >= 2) {
