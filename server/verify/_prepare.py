@@ -125,14 +125,14 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
             _build_failure(runner, res, what, info, results, time.monotonic() - t0, source_path)
     exe_dir = runner.job()
     original_exe = exe_dir / "original"
-    res = runner.run(tool.link_exe([worker_obj, glue_obj, side_obj], original_exe), runner.settings.compile_timeout_s,
-                    cwd=exe_dir)
+    res = runner.run(tool.program(side_obj, worker_obj, glue_obj, original_exe), runner.settings.compile_timeout_s,
+                     cwd=exe_dir)
     if not res.ok:
         _build_failure(runner, res, "the original", info, [res], time.monotonic() - t0, source_path)
     native_exe = None
     if native_obj is not None and results[4].ok:
         native_dir = runner.job()
-        linked = runner.run(tool.link_exe([worker_obj, glue_obj, native_obj], native_dir / "native"),
+        linked = runner.run(native.program(native_obj, worker_obj, glue_obj, native_dir / "native"),
                             runner.settings.compile_timeout_s, cwd=native_dir)
         native_exe = native_dir / "native" if linked.ok else None
     library_functions(tool.compiler())  # read once: what a candidate's program may not define (``_symbols``)
@@ -204,10 +204,7 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
 
 def side_program(tool: Toolchain, src: Path, exe: Path, prepared: Prepared) -> list[str]:
     """The command that builds a side unit (a candidate's, or the reference's) into a worker program."""
-    argv = tool.compile([src], exe)
-    argv.remove("-c")
-    argv[-2:-2] = [str(prepared.worker_obj), str(prepared.glue_obj)]
-    return argv + tool.link
+    return tool.program(src, prepared.worker_obj, prepared.glue_obj, exe)
 
 
 def _accuracy_levels(runner: Runner, prepared: Prepared, side_src: Path) -> bool:

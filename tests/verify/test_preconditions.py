@@ -153,3 +153,37 @@ def test_an_original_that_still_fails_above_its_boundary_values_is_refused_with_
     assert failure is not None and failure.status is Status.UNSUPPORTED
     assert "the original fails at k = 0, k = 1, k = 2 and again on inputs with k ≥ 3" in failure.detail, failure.detail
     assert "min(k)=K" in failure.detail
+
+
+# Reads its first element before the loop to its size: it needs a vector of at least one element, and its work
+# grows with the vector (an argmin, as search code writes it).
+CLOSEST = """#include <cmath>
+#include <vector>
+size_t closest(std::vector<double> const &x) {
+    size_t index = 0;
+    double best = std::abs(x[0] - 3.14);
+    for (size_t i = 1; i < x.size(); ++i) {
+        double d = std::abs(x[i] - 3.14);
+        if (d < best) {
+            best = d;
+            index = i;
+        }
+    }
+    return index;
+}
+"""
+
+
+def test_a_vector_read_at_its_first_element_is_driven_at_the_problem_size_from_one_element() -> None:
+    # Sized by its x[0] alone, every input had one element: each call did nothing, identical code timed as slower,
+    # and a rewrite that returns 0 was correct on every case.
+    with FunctionVerifier(CLOSEST, "cpp", "closest", settings=QUICK) as verifier:
+        assert verifier.prepare() is None
+        prepared = verifier._prepared
+        assert prepared is not None
+        assert prepared.plan.describe_sizes(prepared.choice) == "size(x)=N"
+        assert prepared.problem_size >= 10_000
+        assert "sizes of 0 are not checked (the original reads an element even then)" in prepared.notes
+        verdict = verifier.verify("size_t closest(std::vector<double> const &x) { return 0; }")
+        assert verdict.status is Status.INCORRECT, verdict.detail
+        assert verifier.verify(CLOSEST.split("#include <vector>\n", 1)[1]).status in TIMED

@@ -102,8 +102,15 @@ class Toolchain:
         omp = ["-fopenmp"] if self.openmp else []
         return [self.settings.cc, *WORKER_FLAGS, *omp, "-c", str(source), "-o", str(out)]
 
-    def link_exe(self, objects: list[Path], out: Path) -> list[str]:
-        return [self.compiler(), *map(str, objects), "-o", str(out), *self.link]
+    def program(self, unit: Path, worker_obj: Path, glue_obj: Path, out: Path) -> list[str]:
+        """A worker program of one unit of the function (its source, or its object), built the same way for the
+        original, every candidate and the references: perfalign's worker and glue first, the unit last, so that
+        identical code lies at the same addresses in each program."""
+        argv = self.compile([unit], out)
+        argv.remove("-c")
+        at = argv.index(str(unit))
+        argv[at:at] = [str(worker_obj), str(glue_obj)]
+        return argv + self.link
 
     def sanitized(self, worker: Path, units: list[Path], out: Path) -> list[str]:
         """The original with AddressSanitizer (memory errors) and UndefinedBehaviorSanitizer (overflow and the like)."""

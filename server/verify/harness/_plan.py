@@ -16,7 +16,7 @@ from typing import Any
 from ... import cparse
 from ...cparse import FunctionInfo, Param, Role
 from ...errors import CParseError, HarnessError
-from ._sizes import PROBLEM_SIZE, max_index, size_of, value_at
+from ._sizes import IDENT, PROBLEM_SIZE, max_index, size_of, value_at
 
 
 class Kind(IntEnum):
@@ -526,8 +526,13 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
                          key=lambda e: value_at(e, names) or 0)
         out += [e + extra for e in smaller] + [whole + extra]
     if plan.kind in {Kind.VEC_IN, Kind.VEC_OUT}:
-        # A vector carries its own size: try it independent of the lengths first.
-        out.append(PROBLEM_SIZE + extra)
+        # A vector carries its own size: try it independent of the lengths first. Where the function reads that
+        # size (a loop to x.size()), a constant index (x[0] before the loop) only says how few elements it needs,
+        # not how many it works on: such counts come after, or the problem size would never reach the loop.
+        if _reads_own_size(info.text, p.name):
+            out = [h for h in out if IDENT.search(h)] + [PROBLEM_SIZE + extra] + [h for h in out if not IDENT.search(h)]
+        else:
+            out.append(PROBLEM_SIZE + extra)
     # Generic guesses: each length (the next one after the array first), then products.
     ordered = sorted(lengths, key=lambda q: (q.index < plan.index, abs(q.index - plan.index)))
     for q in ordered:
@@ -542,6 +547,15 @@ def _hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], len
         if plan.ctype == "char" and not string and any(q.param.role is Role.STRING for q in plans):
             out.append(PROBLEM_SIZE + " + 1")  # a string written out: as long as the one read, with its NUL
     return list(dict.fromkeys(out))
+
+
+def _reads_own_size(text: str, name: str) -> bool:
+    """Whether the function asks the container ``name`` for its size or its end (``x.size()``, ``x.end()``,
+    ``for (double v : x)``), so that its work grows with the container."""
+    n = re.escape(name)
+    return bool(re.search(rf"\b{n}\s*(\.|->)\s*(size|end|cend|rbegin|rend|back|empty|length)\s*\(", text)
+                or re.search(rf"\bfor\s*\([^;)]*:\s*{n}\s*\)", text)
+                or re.search(rf"\b(std::)?(end|cend|size|ssize)\s*\(\s*{n}\s*\)", text))
 
 
 def _row_hypotheses(info: FunctionInfo, plan: ParamPlan, plans: list[ParamPlan], lengths: list[ParamPlan],
