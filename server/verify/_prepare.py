@@ -26,6 +26,7 @@ import numpy as np
 from ..cparse import FunctionInfo
 from ..verdict import Status
 from .build._symbols import library_functions
+from .build import _worker_objects
 from .build._toolchain import Toolchain, compiler_error
 from .harness import _cases, _plan, _units
 from .harness._cases import Case, Domain
@@ -101,28 +102,44 @@ def prepare_original(runner: Runner, plan: HarnessPlan, *, source_text: str, lan
         dirs = [runner.job() for _ in range(4)]
         glue_obj, side_obj, worker_obj, probe_exe = (dirs[0] / "glue.o", dirs[1] / "original.o", dirs[2] / "worker.o",
                                                       dirs[3] / "probe")
+        # The worker's objects are built once per process (``_worker_objects``): a command already built links
+        # the kept object; one built here for the first time is kept when it succeeds.
+        plain_cmd = tool.compile_worker(worker_src, worker_obj)
+        plain_key = _worker_objects.key_of(plain_cmd, worker_src, worker_obj)
+        plain_kept = _worker_objects.kept(plain_key)
+        asan_obj = runner.job() / "worker.o"
+        asan_cmd = tool.sanitized_worker(worker_src, asan_obj)
+        asan_key = _worker_objects.key_of(asan_cmd, worker_src, asan_obj)
+        asan_kept = _worker_objects.kept(asan_key)
         jobs = [
-            (tool.compile([glue_src], glue_obj), "the harness"),
-            (tool.compile([side_src], side_obj), "the original"),
-            (tool.compile_worker(worker_src, worker_obj), "the harness"),
-            (tool.sanitized(worker_src, [glue_src, side_src], probe_exe), "sanitizers"),
+            (tool.compile([glue_src], glue_obj), "the harness", dirs[0]),
+            (tool.compile([side_src], side_obj), "the original", dirs[1]),
+            (plain_cmd if plain_kept is None else None, "the harness", dirs[2]),
+            (tool.sanitized(asan_kept or worker_src, [glue_src, side_src], probe_exe), "sanitizers", dirs[3]),
         ]
         native = tool.native()
         native_obj = None
         if native is not None:
-            dirs.append(runner.job())
-            native_obj = dirs[4] / "native.o"
-            jobs.append((native.compile([side_src], native_obj), "native"))
-        results = runner.parallel([cmd for cmd, _ in jobs], runner.settings.compile_timeout_s, cwds=dirs)
+            native_obj = runner.job() / "native.o"
+            jobs.append((native.compile([side_src], native_obj), "native", native_obj.parent))
+        if asan_kept is None:
+            jobs.append((asan_cmd, "sanitizers", asan_obj.parent))
+        todo = [(cmd, cwd) for cmd, _, cwd in jobs if cmd is not None]
+        ran = iter(runner.parallel([cmd for cmd, _ in todo], runner.settings.compile_timeout_s,
+                                   cwds=[cwd for _, cwd in todo]))
+        results = [next(ran) if cmd is not None else RunResult(0, "", "", 0.0) for cmd, _, _ in jobs]
         missing = [] if added or results[1].ok else _units.missing_std_headers(results[1].stderr)
         if not missing:
             break
         added = missing
         plan.function = info = replace(info, context="".join(f"#include <{h}>\n" for h in missing) + info.context)
-    for (cmd, what), res in list(zip(jobs, results))[:4]:
+    for (cmd, what, _), res in list(zip(jobs, results))[:4]:
         if not res.ok:
             runner.check_cancel()
             _build_failure(runner, res, what, info, results, time.monotonic() - t0, source_path)
+    worker_obj = plain_kept or _worker_objects.keep(plain_key, worker_obj)
+    if asan_kept is None and results[-1].ok:
+        _worker_objects.keep(asan_key, asan_obj)
     exe_dir = runner.job()
     original_exe = exe_dir / "original"
     res = runner.run(tool.program(side_obj, worker_obj, glue_obj, original_exe), runner.settings.compile_timeout_s,

@@ -113,13 +113,28 @@ class Toolchain:
         return argv + self.link
 
     def sanitized(self, worker: Path, units: list[Path], out: Path) -> list[str]:
-        """The original with AddressSanitizer (memory errors) and UndefinedBehaviorSanitizer (overflow and the like)."""
-        keep = [f for f in self.flags if not f.startswith("-O")]
+        """The original with AddressSanitizer (memory errors) and UndefinedBehaviorSanitizer (overflow and the like).
+
+        ``worker`` is the worker's source, or its object from :meth:`sanitized_worker`.
+        """
+        if worker.suffix == ".o":
+            worker_lang = [str(worker)]
+        else:
+            worker_lang = ["-x", "c", str(worker), "-x", "none"] if self.language == "cpp" else [str(worker)]
+        return [*self._sanitizing(self.flags), *worker_lang, *map(str, units), "-o", str(out), *self.link]
+
+    def sanitized_worker(self, source: Path, out: Path) -> list[str]:
+        """The worker's object for :meth:`sanitized`: the same command, without the copied headers' folder (the
+        worker includes system headers only), so that every function of a project builds the same one."""
+        flags = [f for f in self.flags if not (f.startswith("-iquote") and len(f) > len("-iquote"))]
+        lang = ["-x", "c"] if self.language == "cpp" else []
+        return [*self._sanitizing(flags), *lang, "-c", str(source), "-o", str(out)]
+
+    def _sanitizing(self, flags: list[str]) -> list[str]:
+        keep = [f for f in flags if not f.startswith("-O")]
         checks = ["-fsanitize=address,undefined,float-cast-overflow", "-fsanitize-recover=undefined,float-cast-overflow",
                   "-fno-omit-frame-pointer"]
-        compiler = self.compiler()
-        worker_lang = ["-x", "c", str(worker), "-x", "none"] if self.language == "cpp" else [str(worker)]
-        return [compiler, *keep, "-O1", "-g", "-w", *checks, *worker_lang, *map(str, units), "-o", str(out), *self.link]
+        return [self.compiler(), *keep, "-O1", "-g", "-w", *checks]
 
 
 def _last_level(flags: list[str]) -> str:
