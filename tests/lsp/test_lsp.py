@@ -413,7 +413,7 @@ WRONG = """double sum_squares(const double *x, int n) {
     return s * kRepeat;
 }"""
 
-QUICK = {"repetitions": 7, "minTimeMs": 5}
+QUICK = {"repetitions": 7, "minTimeMs": 1}
 
 
 def function_span(text: str, start: str = "double sum_squares(") -> tuple[int, int]:

@@ -10,7 +10,7 @@ import pytest
 
 from perfalign.server import cparse
 from perfalign.server.settings import Settings
-from perfalign.server.verify import verify_source
+from perfalign.server.verify import FunctionVerifier
 from perfalign.training import corpus_gen, selfplay
 from perfalign.training.corpus_gen import EVAL_FAMILIES, FAMILIES, CorpusConfig, dedup, draw, examples_index
 
@@ -41,13 +41,15 @@ def test_a_sample_across_families_is_driven_by_the_verifier_and_the_reference_is
     settings = Settings().with_values(log_to_store=False)
     for d in drawn:
         v = d.variant
-        verdict = verify_source(v.original, v.language, v.name, v.reference, mode=d.family.mode, settings=settings)
-        if verdict.status.value != "faster":  # timing under load: one more try before concluding
-            verdict = verify_source(v.original, v.language, v.name, v.reference, mode=d.family.mode,
-                                    settings=settings)
-        assert verdict.status.value == "faster", (d.id, verdict.status, verdict.detail)
-        itself = verify_source(v.original, v.language, v.name, v.original, mode=d.family.mode, settings=settings)
-        assert itself.status.value in ("not_significant", "slower"), (d.id, itself.status, itself.detail)
+        with FunctionVerifier(v.original, v.language, v.name, mode=d.family.mode, settings=settings) as verifier:
+            failure = verifier.prepare()
+            assert failure is None, (d.id, failure.status, failure.detail)
+            verdict = verifier.verify(v.reference)
+            if verdict.status.value != "faster":  # timing under load: one more try before concluding
+                verdict = verifier.verify(v.reference)
+            assert verdict.status.value == "faster", (d.id, verdict.status, verdict.detail)
+            itself = verifier.verify(v.original)
+            assert itself.status.value in ("not_significant", "slower"), (d.id, itself.status, itself.detail)
 
 
 def _renamed(text: str, names: dict[str, str]) -> str:

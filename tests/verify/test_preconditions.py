@@ -13,7 +13,7 @@ from perfalign.server.verify.harness import _cases
 from perfalign.server.verify.harness._units import ScalarProfile
 from perfalign.server.verify.judging._pair import Outcome, Pair
 
-QUICK = Settings(min_time_ms=5.0)
+QUICK = Settings(min_time_ms=1.0)
 
 # k is a scalar the original divides by: it traps at k = 0 and works for every other value.
 CHUNKS = """void scale_by_chunks(const int *a, int *out, int n, int k) {

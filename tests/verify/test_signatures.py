@@ -17,7 +17,7 @@ from perfalign.server.settings import Settings
 from perfalign.server.verdict import TIMED, Status
 from perfalign.server.verify._verifier import FunctionVerifier
 
-QUICK = Settings(min_time_ms=5.0)
+QUICK = Settings(min_time_ms=1.0)
 
 
 @dataclass(frozen=True)

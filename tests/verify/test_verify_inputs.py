@@ -14,7 +14,7 @@ from perfalign.server.verify.sandbox._sandbox import Cancelled
 from perfalign.server.verify._verifier import FunctionVerifier, verify_source
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
-QUICK = Settings(min_time_ms=5.0)  # for tests that look at correctness, not at speedups
+QUICK = Settings(min_time_ms=1.0)  # for tests that look at correctness, not at speedups
 
 
 def read(folder: str, name: str) -> str:

@@ -10,7 +10,7 @@ from perfalign.server.settings import Settings
 from perfalign.server.verdict import TIMED, Status
 from perfalign.server.verify import FunctionVerifier
 
-QUICK = Settings(min_time_ms=5.0)
+QUICK = Settings(min_time_ms=1.0)
 
 # Widens every product to 64 bits: overflows on ints over their whole range once there are enough terms.
 SUM_PRODUCTS = """long long sum_products(const int *a, const int *b, int n) {
