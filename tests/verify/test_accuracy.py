@@ -75,8 +75,9 @@ OPENMP_REDUCTION = """double total(const double *a, int n)
 """
 
 
-def verify(original: str, candidate: str, mode: str = "serial"):  # type: ignore[no-untyped-def]
-    settings = Settings(threads=2) if mode == "openmp" else Settings()
+def verify(original: str, candidate: str, mode: str = "serial", min_time_ms: float = 1.0):  # type: ignore[no-untyped-def]
+    # 1 ms a call where the test looks at correctness; the default (20 ms) where it looks at a speedup.
+    settings = Settings(threads=2, min_time_ms=min_time_ms) if mode == "openmp" else Settings(min_time_ms=min_time_ms)
     with FunctionVerifier(original, "c", "total", mode=mode, settings=settings) as verifier:
         return verifier.verify(candidate)
 
@@ -93,7 +94,7 @@ def test_a_kahan_sum_meets_many_moderate_terms_cancelling_where_its_compensation
     # Kahan's compensation is lost whenever a huge term is added, so on a large value and its opposite it is barely
     # more accurate than a plain sum. Many moderate terms cancelling one large value are where it keeps what a
     # plain sum loses at every step: there the original must be held to its accuracy, on every preparation.
-    with FunctionVerifier(KAHAN, "c", "total", settings=Settings()) as verifier:
+    with FunctionVerifier(KAHAN, "c", "total", settings=Settings(min_time_ms=1.0)) as verifier:
         assert verifier.prepare() is None
         prepared = verifier._prepared
         assert prepared is not None
@@ -106,7 +107,7 @@ def test_a_kahan_sum_meets_many_moderate_terms_cancelling_where_its_compensation
 
 
 def test_a_plain_sum_reassociated_stays_faster() -> None:
-    verdict = verify(PLAIN, FOUR_ACCUMULATORS)
+    verdict = verify(PLAIN, FOUR_ACCUMULATORS, min_time_ms=Settings().min_time_ms)
     assert verdict.status is Status.FASTER, verdict.detail
     assert "rounds differently from the original on ill-conditioned inputs" in verdict.detail
 
