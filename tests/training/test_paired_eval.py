@@ -174,7 +174,7 @@ def test_an_interrupted_evaluation_resumes_and_both_models_get_the_same_prompts_
     (src / "a_cbm.c").write_text((CORPUS_DIR / "count_below_mean.c").read_text())
     second = sorted(p for p in CORPUS_DIR.glob("*.c") if p.name != "count_below_mean.c")[0]
     (src / "b_other.c").write_text(second.read_text())
-    config = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5,
+    config = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5, min_time_ms=1.0,
                         output_dir=str(tmp_path / "eval"), bootstrap_resamples=500)
     other = evaluate.problems_for(config)[0][1].task.info.name
     base, trained = Replay("base", [FAST, "no code"]), Replay("trained", [FAST], fail_on=other)
@@ -231,8 +231,8 @@ def _verdicts_on_file_at_each_sampling(tmp_path: Path, mode: str) -> tuple[list[
             written.append(len(read_jsonl(out / "verdicts.jsonl")))
             return super().generate(messages, n, **kw)
 
-    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, output_dir=str(out),
-                        bootstrap_resamples=200, modes=[mode])
+    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, min_time_ms=1.0,
+                        output_dir=str(out), bootstrap_resamples=200, modes=[mode])
     result = evaluate.run(config, samplers={"base": Watch("base", [FAST]), "trained": Watch("trained", [FAST])})
     return written, result
 
@@ -256,7 +256,7 @@ def test_a_completion_without_a_candidate_is_recorded_with_the_reason(tmp_path: 
     src.mkdir()
     original = (CORPUS_DIR / "count_below_mean.c").read_text()
     (src / "count_below_mean.c").write_text(original)
-    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5,
+    config = EvalConfig(functions=[str(src)], adapter="x", samples=1, ks=[1], repetitions=5, min_time_ms=1.0,
                         output_dir=str(tmp_path / "eval"), bootstrap_resamples=200)
     copy = f"```c\n{original}\n```"
     evaluate.run(config, samplers={"base": Replay("base", ["I cannot improve this."]), "trained": Replay("trained", [copy])})
@@ -271,7 +271,7 @@ def test_a_later_adapter_is_evaluated_against_the_base_candidates_of_an_earlier_
     src = tmp_path / "src"
     src.mkdir()
     (src / "count_below_mean.c").write_text((CORPUS_DIR / "count_below_mean.c").read_text())
-    first = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5,
+    first = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5, min_time_ms=1.0,
                        output_dir=str(tmp_path / "stage1"), bootstrap_resamples=200)
     evaluate.run(first, samplers={"base": Replay("base", [FAST, "I cannot improve this."]),
                                   "trained": Replay("trained", [FAST])})
@@ -303,7 +303,7 @@ def test_earlier_base_replies_go_through_todays_extractor_and_unkept_ones_only_t
     src = tmp_path / "src"
     src.mkdir()
     (src / "count_below_mean.c").write_text((CORPUS_DIR / "count_below_mean.c").read_text())
-    first = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5,
+    first = EvalConfig(functions=[str(src)], adapter="x", samples=2, ks=[1, 2], repetitions=5, min_time_ms=1.0,
                        output_dir=str(tmp_path / "stage1"), bootstrap_resamples=200)
     evaluate.run(first, samplers={"base": Replay("base", [FAST]), "trained": Replay("trained", [FAST])})
     verdicts = tmp_path / "stage1" / "verdicts.jsonl"

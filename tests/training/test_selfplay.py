@@ -46,7 +46,8 @@ class Replay:
 
 def test_selfplay_turns_verdicts_into_pairs(tmp_path: Path) -> None:
     sampler = Replay("replay", [FAST, WRONG, CHATTER])
-    config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=3, repetitions=5, verify_workers=2)
+    config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=3,
+                            repetitions=5, min_time_ms=1.0, verify_workers=2)
     result = selfplay.run(config, sampler=sampler)
     assert result.functions == 1 and result.candidates == 3
     assert result.statuses == {"faster": 1, "incorrect": 1, "unsupported": 1}
@@ -70,14 +71,15 @@ def test_selfplay_turns_verdicts_into_pairs(tmp_path: Path) -> None:
 def test_the_original_returned_unchanged_is_recorded_as_such(tmp_path: Path) -> None:
     unchanged = "```c\n" + CORPUS_FILE.read_text().split("*/\n", 1)[1] + "```"
     config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1,
-                            repetitions=3, verify_workers=1)
+                            repetitions=3, min_time_ms=1.0, verify_workers=1)
     selfplay.run(config, sampler=Replay("replay", [unchanged]))
     [candidate] = read_jsonl(tmp_path / "sp" / "candidates.jsonl")
     assert candidate["status"] == "unsupported" and "identical to the original" in candidate["detail"]
 
 
 def test_eval_scores_base_and_trained_side_by_side(tmp_path: Path) -> None:
-    config = EvalConfig(functions=[str(CORPUS_FILE)], samples=2, ks=[1, 2], repetitions=5, output_dir=str(tmp_path / "eval"), adapter="x")
+    config = EvalConfig(functions=[str(CORPUS_FILE)], samples=2, ks=[1, 2], repetitions=5, min_time_ms=1.0,
+                        output_dir=str(tmp_path / "eval"), adapter="x")
     samplers = {"base": Replay("base", [WRONG, CHATTER]), "trained": Replay("trained", [FAST, WRONG])}
     result = evaluate.run(config, samplers=samplers)
     base, trained = result.reports["base"], result.reports["trained"]
@@ -105,7 +107,8 @@ def test_eval_of_an_exported_adapter_writes_its_model_card(tmp_path: Path) -> No
     export = {"lineage": {"base_model": "qwen2.5-coder-0.5b", "base_gguf": "/models/base.gguf"},
               "check": {"passed": True, "sequences": 2}, "training_config": {"output_dir": str(run_dir)}}
     gguf.with_suffix(".json").write_text(json.dumps(export))
-    config = EvalConfig(functions=[str(CORPUS_FILE)], samples=2, ks=[1, 2], repetitions=5, output_dir=str(tmp_path / "eval"), adapter=str(gguf))
+    config = EvalConfig(functions=[str(CORPUS_FILE)], samples=2, ks=[1, 2], repetitions=5, min_time_ms=1.0,
+                        output_dir=str(tmp_path / "eval"), adapter=str(gguf))
     result = evaluate.run(config, samplers={"base": Replay("base", [WRONG]), "trained": Replay("trained", [FAST])})
     assert result.card == tmp_path / "eval" / "MODEL_CARD.md"
     card = result.card.read_text()
@@ -163,7 +166,7 @@ def test_a_manifest_plays_its_train_rows_and_turns_each_reference_into_pairs(tmp
     (corpus / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     sampler = Replay("replay", [FAST, WRONG])
     config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
-                            samples=2, repetitions=5, verify_workers=2, modes=["openmp"])
+                            samples=2, repetitions=5, min_time_ms=1.0, verify_workers=2, modes=["openmp"])
     result = selfplay.run(config, sampler=sampler)
     # Only the train row is played, in its own mode; the reference is not counted as a sample.
     assert result.functions == 1 and result.candidates == 2 and len(sampler.prompts) == 1
@@ -194,7 +197,7 @@ def test_a_manifest_written_family_by_family_is_played_a_family_at_a_time_in_tur
     (corpus / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     sampler = Replay("replay", [CHATTER])
     config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
-                            samples=1, repetitions=3, verify_workers=1, max_functions=2)
+                            samples=1, repetitions=3, min_time_ms=1.0, verify_workers=1, max_functions=2)
     selfplay.run(config, sampler=sampler)
     # Stopped after two functions, it has sampled both families, not the first family twice.
     played = [next(n for names in files.values() for n in names if f"{n}(" in p[-1]["content"])
@@ -221,7 +224,7 @@ def test_openmp_candidates_are_verified_with_nothing_sampled_meanwhile(
             return super().generate(messages, n, **kw)
 
     config = SelfPlayConfig(manifest=str(corpus / "manifest.jsonl"), output=str(tmp_path / "sp" / "pairs.jsonl"),
-                            samples=1, repetitions=3, verify_workers=2)
+                            samples=1, repetitions=3, min_time_ms=1.0, verify_workers=2)
     selfplay.run(config, sampler=Watch("replay", [CHATTER]))
     # An OpenMP function's verification (timed on every thread) is over before the next one is sampled; a serial
     # one's overlaps it.
@@ -270,7 +273,8 @@ class Slow(Seeds):
 
 def test_a_time_limit_ends_the_run_between_functions_and_the_same_command_goes_on(tmp_path: Path) -> None:
     corpus = [str(CORPUS_FILE), str(selfplay.CORPUS_DIR / "clamp_sum.c")]
-    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1, repetitions=3,
+    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1,
+                            repetitions=3, min_time_ms=1.0,
                             verify_workers=1, time_limit_s=0.5)
     first = Slow([CHATTER], delay_s=1.0)
     result = selfplay.run(config, sampler=first, deadline=time.monotonic() + config.time_limit_s)
@@ -282,7 +286,8 @@ def test_a_time_limit_ends_the_run_between_functions_and_the_same_command_goes_o
 
 def test_rounds_use_fresh_seeds_and_an_interrupted_run_resumes(tmp_path: Path) -> None:
     corpus = [str(CORPUS_FILE), str(selfplay.CORPUS_DIR / "clamp_sum.c")]
-    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1, repetitions=3,
+    config = SelfPlayConfig(corpus=corpus, output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1,
+                            repetitions=3, min_time_ms=1.0,
                             verify_workers=1, rounds=2)
     first = Seeds([CHATTER], fail_at=3)  # stops in the second round, after its first function was sampled
     with pytest.raises(RuntimeError, match="went away"):
@@ -322,7 +327,7 @@ class Repairs(Replay):
 
 def test_failed_samples_are_shown_what_went_wrong_and_a_fixed_answer_is_a_repair_pair(tmp_path: Path) -> None:
     config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=3,
-                            repetitions=5, verify_workers=2, repairs=4)
+                            repetitions=5, min_time_ms=1.0, verify_workers=2, repairs=4)
     sampler = Repairs([WRONG, CHATTER, WRONG], fix=FAST)
     result = selfplay.run(config, sampler=sampler)
     # one turn per distinct failure: the wrong code (sampled twice) and the reply without a function
@@ -346,7 +351,7 @@ def test_failed_samples_are_shown_what_went_wrong_and_a_fixed_answer_is_a_repair
 
 def test_a_run_stopped_while_its_repairs_are_sampled_redoes_that_function(tmp_path: Path) -> None:
     config = SelfPlayConfig(corpus=[str(CORPUS_FILE)], output=str(tmp_path / "sp" / "pairs.jsonl"), samples=1,
-                            repetitions=3, verify_workers=1, repairs=1)
+                            repetitions=3, min_time_ms=1.0, verify_workers=1, repairs=1)
     with pytest.raises(RuntimeError, match="went away"):
         selfplay.run(config, sampler=Repairs([WRONG], fix=FAST, fail=True))
     assert read_jsonl(tmp_path / "sp" / "done.jsonl") == []  # its repairs were never sampled: not done

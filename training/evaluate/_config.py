@@ -28,6 +28,8 @@ class EvalConfig:
     max_tokens: int = opt(512, "Longest completion in tokens.")
     threads: int = opt(2, "OpenMP threads when timing parallel candidates.")
     repetitions: int = opt(11, "Timed runs per candidate.")
+    min_time_ms: float = opt(20.0, "Shortest timed call in ms: the problem size grows until the original takes this "
+                                   "long (the server's min_time_ms).")
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
     output_dir: str = opt("runs/eval", "Where the table, plots and verdicts go (a rerun resumes there).")
     seed: int = opt(0, "Sampling seed (each function's seed derives from it and the function).")

@@ -295,6 +295,7 @@ def run_header(config: EvalConfig, names: list[str]) -> dict[str, Any]:
         "per_family": config.per_family,
         "threads": config.threads,
         "repetitions": config.repetitions,
+        "min_time_ms": config.min_time_ms,
         "metrics": {
             "primary": paired.PRIMARY,
             "fast@1": "chance that one sample is verified faster",
@@ -534,7 +535,8 @@ def run(config: EvalConfig, samplers: dict[str, Any] | None = None, progress: Ca
 
     if config.samples < 1:
         raise EvalError("--samples must be at least 1")
-    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False,
+    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions,
+                                     min_time_ms=config.min_time_ms, log_to_store=False,
                                      timing_priority="background")
     out = Path(config.output_dir)
     start = time.monotonic()

@@ -23,6 +23,8 @@ class SelfPlayConfig:
     max_functions: int = opt(0, "Stop after this many functions (0: all).")
     threads: int = opt(2, "OpenMP threads when timing parallel candidates.")
     repetitions: int = opt(11, "Timed runs per candidate.")
+    min_time_ms: float = opt(20.0, "Shortest timed call in ms: the problem size grows until the original takes this "
+                                   "long (the server's min_time_ms).")
     verify_workers: int = opt(2, "Processes that verify candidates in parallel.")
     eval_percent: int = opt(10, "Share of functions marked as eval split (by function hash).")
     seed: int = opt(0, "Sampling seed (each round and function derives a fresh one from it).")

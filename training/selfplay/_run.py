@@ -419,7 +419,8 @@ def run(
             raise SelfPlayError(f"unknown mode {mode!r}; serial or openmp")
     if config.rounds < 1:
         raise SelfPlayError("--rounds must be at least 1")
-    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions, log_to_store=False,
+    settings = Settings().with_values(threads=config.threads, repetitions=config.repetitions,
+                                     min_time_ms=config.min_time_ms, log_to_store=False,
                                      timing_priority="background")
     output = Path(config.output)
     folder = output.parent
