@@ -132,10 +132,10 @@ static @T@ perfalign_draw_@SLUG@(unsigned long long *rng, int profile, int range
     if (PF_SGN(@T@)) return (@T@)((long long)(perfalign_next(rng) % 201) - 100);
     return (@T@)(perfalign_next(rng) % 200);
 }
-static void perfalign_sort_@SLUG@(@T@ *p, size_t n) {
-    /* Quicksort on the typed elements (qsort calls a function per comparison, and sorting an input of the problem
-       size dominated the inputs' cost): the median of three as the pivot, the smaller side first, insertion sort
-       for short runs. The sorted profiles hold no NaN. */
+static void perfalign_qsort_@SLUG@(@T@ *p, size_t n) {
+    /* Quicksort on the typed elements, where the radix sort does not apply (qsort calls a function per
+       comparison): the median of three as the pivot, the smaller side first, insertion sort for short runs. The
+       sorted profiles hold no NaN. */
     while (n > 16) {
         size_t m = n / 2, i, j;
         @T@ t, pivot;
@@ -155,11 +155,11 @@ static void perfalign_sort_@SLUG@(@T@ *p, size_t n) {
         }
         /* p[0..j] <= pivot <= p[j+1..n-1], both non-empty */
         if (j + 1 < n - j - 1) {
-            perfalign_sort_@SLUG@(p, j + 1);
+            perfalign_qsort_@SLUG@(p, j + 1);
             p += j + 1;
             n -= j + 1;
         } else {
-            perfalign_sort_@SLUG@(p + j + 1, n - j - 1);
+            perfalign_qsort_@SLUG@(p + j + 1, n - j - 1);
             n = j + 1;
         }
     }
@@ -171,6 +171,50 @@ static void perfalign_sort_@SLUG@(@T@ *p, size_t n) {
             p[k] = v;
         }
     }
+}
+static unsigned long long perfalign_key_@SLUG@(@T@ v) {
+    /* The element's bits as an unsigned number that orders as the elements do: the sign bit flipped for signed
+       integers; for floating point, every bit of a negative number and the sign bit of a positive one. */
+    unsigned long long k, top = 1ULL << (8 * sizeof(@T@) - 1);
+    if (sizeof(@T@) == 8) { unsigned long long u; memcpy(&u, &v, sizeof u); k = u; }
+    else if (sizeof(@T@) == 4) { unsigned int u; memcpy(&u, &v, sizeof u); k = u; }
+    else if (sizeof(@T@) == 2) { unsigned short u; memcpy(&u, &v, sizeof u); k = u; }
+    else { unsigned char u; memcpy(&u, &v, sizeof u); k = u; }
+    if (PF_ISF(@T@)) return (k & top) ? ~k & (top | (top - 1)) : k | top;
+    return PF_SGN(@T@) ? k ^ top : k;
+}
+static int perfalign_radix_@SLUG@(@T@ *p, size_t n) {
+    /* Least-significant-byte-first radix sort on perfalign_key: a pass over the data per byte that differs, where
+       a quicksort of an input of the problem size cost more than drawing it. 0 where it does not apply (a short
+       array, an element of another size, no memory for the second buffer): the quicksort sorts those. */
+    size_t size = sizeof(@T@), counts[8][256], b, j, d;
+    @T@ *buf, *src, *dst;
+    if (n < 1024 || (size != 1 && size != 2 && size != 4 && size != 8) || (PF_ISF(@T@) && size < 4)) return 0;
+    buf = (@T@ *)malloc(n * size);
+    if (!buf) return 0;
+    memset(counts, 0, sizeof counts);
+    for (j = 0; j < n; j++) {
+        unsigned long long k = perfalign_key_@SLUG@(p[j]);
+        for (b = 0; b < size; b++) counts[b][(k >> (8 * b)) & 255]++;
+    }
+    src = p;
+    dst = buf;
+    for (b = 0; b < size; b++) {
+        size_t at = 0, c;
+        if (counts[b][(perfalign_key_@SLUG@(p[0]) >> (8 * b)) & 255] == n) continue;  /* every element shares it */
+        for (d = 0; d < 256; d++) { c = counts[b][d]; counts[b][d] = at; at += c; }
+        for (j = 0; j < n; j++) {
+            unsigned long long k = perfalign_key_@SLUG@(src[j]);
+            dst[counts[b][(k >> (8 * b)) & 255]++] = src[j];
+        }
+        { @T@ *t = src; src = dst; dst = t; }
+    }
+    if (src != p) memcpy(p, src, n * size);
+    free(buf);
+    return 1;
+}
+static void perfalign_sort_@SLUG@(@T@ *p, size_t n) {
+    if (!perfalign_radix_@SLUG@(p, n)) perfalign_qsort_@SLUG@(p, n);
 }
 static void perfalign_fill_@SLUG@(@T@ *p, size_t count, unsigned long long *rng, int variant, int ranged, double lo, double hi) {
     /* The low byte is the profile; above it, for special values, which kind (6: all kinds mixed); above that, for
