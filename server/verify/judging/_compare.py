@@ -24,6 +24,8 @@ DEFAULT_RTOL = {4: 1e-3}  # 4-byte floating point; every other type: 1e-6
 # a long double array computed in double (which rounds at 1.1e-16, long double at 5.4e-20).
 PRECISION_RTOL = {8: 1e-8, 16: 2e-18}
 PRECISION_MIN_ELEMENTS = 16
+# Elements compared at a time: the temporaries of a comparison stay small instead of several times the arrays.
+CHUNK = 1 << 16
 
 
 @dataclass
@@ -136,21 +138,31 @@ def first_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, 
         bad = np.flatnonzero(expected != got)
         return int(bad[0]) if bad.size else None
     tol = rtol if rtol is not None else DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)
-    x = expected.astype(np.longdouble if expected.dtype.itemsize > 8 else np.float64)
-    y = got.astype(x.dtype)
-    magnitude = np.abs(x[np.isfinite(x)])
-    magnitude = magnitude[magnitude < 1e300]
-    scale = float(magnitude.max()) if magnitude.size else 0.0
+    wide = _wide(expected)
+    expected, got = expected.reshape(-1), got.reshape(-1)  # an index into the elements in order, as before
+    scale = 0.0
+    for start in range(0, expected.size, CHUNK):
+        magnitude = np.abs(expected[start:start + CHUNK].astype(wide))
+        magnitude = magnitude[np.isfinite(magnitude) & (magnitude < 1e300)]
+        if magnitude.size:
+            scale = max(scale, float(magnitude.max()))
     with np.errstate(invalid="ignore", over="ignore"):
-        same = (x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= tol * scale + 1e-300)
-        if special:
-            same |= (np.isnan(x) & ~np.isfinite(y)) | (~np.isfinite(x) & np.isnan(y))
-    bad = np.flatnonzero(~same)
-    if bad.size:
-        return int(bad[0])
+        for start in range(0, expected.size, CHUNK):
+            x, y = expected[start:start + CHUNK].astype(wide), got[start:start + CHUNK].astype(wide)
+            same = (x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= tol * scale + 1e-300)
+            if special:
+                same |= (np.isnan(x) & ~np.isfinite(y)) | (~np.isfinite(x) & np.isnan(y))
+            bad = np.flatnonzero(~same)
+            if bad.size:
+                return start + int(bad[0])
     if rtol is None:
-        return _lower_precision(x, y, PRECISION_RTOL.get(expected.dtype.itemsize))
+        return _lower_precision(expected, got, PRECISION_RTOL.get(expected.dtype.itemsize))
     return None
+
+
+def _wide(a: np.ndarray) -> type:
+    """The type floating-point elements are compared in: long double for long doubles, double otherwise."""
+    return np.longdouble if a.dtype.itemsize > 8 else np.float64
 
 
 def lower_precision(expected: np.ndarray, got: np.ndarray) -> bool:
@@ -161,9 +173,7 @@ def lower_precision(expected: np.ndarray, got: np.ndarray) -> bool:
         return False
     if first_difference(expected, got, DEFAULT_RTOL.get(expected.dtype.itemsize, 1e-6)) is not None:
         return False  # wrong beyond the tolerance, not only less precise
-    wide = np.longdouble if expected.dtype.itemsize > 8 else np.float64
-    x = expected.astype(wide)
-    return _lower_precision(x, got.astype(wide), PRECISION_RTOL.get(expected.dtype.itemsize)) is not None
+    return _lower_precision(expected, got, PRECISION_RTOL.get(expected.dtype.itemsize)) is not None
 
 
 # The narrower precision a rewrite may compute in, and its largest finite value, by the original's element size.
@@ -185,7 +195,7 @@ def narrower_overflow(expected: object, got: object, itemsize: int) -> str | Non
     return None
 
 
-def _lower_precision(x: np.ndarray, y: np.ndarray, limit: float | None) -> int | None:
+def _lower_precision(expected: np.ndarray, got: np.ndarray, limit: float | None) -> int | None:
     """The worst element of an array computed at a lower precision than the original's, or None.
 
     Each element within the tolerance of the array's largest magnitude is not
@@ -193,18 +203,46 @@ def _lower_precision(x: np.ndarray, y: np.ndarray, limit: float | None) -> int |
     far inside 1e-6 of the largest. Where the original's elements are finite
     and non-zero, the median of their relative differences tells a reordered
     computation (about 1e-15) from one in single precision.
+
+    The arrays are read a chunk at a time; the median is decided by counting
+    the differences at most ``limit`` (and, when that count splits the two
+    middle ones, by those two), as ``np.median`` would decide it.
     """
     if limit is None:
         return None
+    wide = _wide(expected)
+    expected, got = expected.reshape(-1), got.reshape(-1)
+    usable_count = within = 0
+    below, above = -np.inf, np.inf  # the largest difference within the limit, the smallest beyond it
+    worst, worst_at = None, 0
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        usable = np.isfinite(x) & np.isfinite(y) & (x != 0)
-        if int(usable.sum()) < PRECISION_MIN_ELEMENTS:
-            return None
-        rel = np.abs(x - y) / np.abs(x)
-        rel[~usable] = 0.0
-        if float(np.median(rel[usable])) <= limit:
-            return None
-    return int(np.argmax(rel))
+        for start in range(0, expected.size, CHUNK):
+            x, y = expected[start:start + CHUNK].astype(wide), got[start:start + CHUNK].astype(wide)
+            usable = np.isfinite(x) & np.isfinite(y) & (x != 0)
+            rel = np.abs(x - y) / np.abs(x)
+            rel[~usable] = 0.0
+            kept = rel[usable]
+            usable_count += kept.size
+            inside = kept.astype(np.float64) <= limit  # the median is compared as a double
+            small = kept[inside]
+            within += small.size
+            if small.size:
+                below = max(below, small.max())
+            if small.size < kept.size:
+                above = min(above, kept[~inside].min())
+            at = int(np.argmax(rel))
+            if worst is None or rel[at] > worst:
+                worst, worst_at = rel[at], start + at
+    if usable_count < PRECISION_MIN_ELEMENTS:
+        return None
+    half = usable_count // 2
+    if usable_count % 2:
+        median_within = within >= half + 1
+    elif within != half:
+        median_within = within > half
+    else:
+        median_within = float(np.array([below, above], dtype=wide).mean()) <= limit
+    return None if median_within else worst_at
 
 
 def returned_difference(expected: np.ndarray, got: np.ndarray, rtol: float | None, *, special: bool = False) -> bool:
