@@ -139,10 +139,27 @@ def test_the_same_failure_is_never_sent_twice(tmp_path: Path, row_sums: Path) ->
     assert len(backend.calls) == 2
 
 
+class SlowFirstReply(FakeBackend):
+    """The fake model, taking ``first_s`` over its first reply, as a real model's first round takes a while."""
+
+    def __init__(self, path: Path, first_s: float) -> None:
+        super().__init__(path, FakeOptions())
+        self.first_s = first_s
+
+    def generate(self, messages, n, params, *, cancel=None, on_sample=None):  # type: ignore[no-untyped-def]
+        if not self.calls:
+            time.sleep(self.first_s)
+        return super().generate(messages, n, params, cancel=cancel, on_sample=on_sample)
+
+
 def test_a_job_whose_first_round_found_nothing_gets_its_feedback_round_past_the_budget(tmp_path: Path,
                                                                                      row_sums: Path) -> None:
-    # A budget already spent when the first round ends: the first round found nothing, so the repair runs anyway.
-    backend = backend_for(tmp_path, [BROKEN, FAST])
+    # A budget already spent when the first round ends: the first round found nothing, so the repair runs anyway,
+    # given as long as the first round took. That round is made to take 20 s, as a real model's would: with the
+    # fake model's instant replies it lasted only the preparation, which on a loaded machine can be shorter than
+    # timing the repair.
+    backend_for(tmp_path, [BROKEN, FAST])
+    backend = SlowFirstReply(tmp_path / "replies.json", first_s=20.0)
     events, finished = run(OptimizeRequest(path=row_sums, function="row_sums", samples=1),
                            settings(job_budget_s=0.1), backend=backend)
     assert [c.round for c in finished.candidates] == [1, 2] and len(backend.calls) == 2
