@@ -276,13 +276,17 @@ class LlamaCppBackend(Backend):
         """A context with room for ``n_ctx`` tokens over ``n_seq`` sequences (reused when it fits).
 
         A new context gets ``headroom`` more cells, so that the next requests' kept prompts fit too.
+        The live prompt moves into it: a feedback round, whose longer conversations need a larger
+        context than the first round had, still finds the first round's prompt read.
         """
         lib = self._lib
         n_ctx = max(n_ctx, 512)
         n_batch = self._batch_size(n_seq)
         if self._ctx is not None and self._ctx_size >= n_ctx and self._ctx_seq >= n_seq and self._ctx_batch >= n_batch:
             return self._ctx
+        carried = None
         if self._ctx is not None:
+            carried = self._live_prompt_cells()
             lib.llama_free(self._ctx)
             self._ctx = None
         self._prompts.forget()
@@ -309,7 +313,27 @@ class LlamaCppBackend(Backend):
                 lib.llama_free(ctx)
                 raise BackendError("llama.cpp could not apply the LoRA adapter")
         self._ctx, self._ctx_size, self._ctx_seq, self._ctx_batch = ctx, params.n_ctx, params.n_seq_max, n_batch
+        if carried is not None:
+            prompt, cells = carried
+            if lib.llama_state_seq_set_data(ctx, cells, len(cells), 0) == len(cells):
+                self._prompts.commit(prompt, 1)
+            else:  # the new context could not take them: it starts empty
+                lib.llama_memory_clear(lib.llama_get_memory(ctx), True)
         return ctx
+
+    def _live_prompt_cells(self) -> tuple[list[int], Any] | None:
+        """The live prompt and sequence 0's cells cut to it (llama.cpp's saved state), before the context goes."""
+        prompt = self._prompts.live
+        if not prompt or not self._prompts.live_seqs:
+            return None
+        lib, ctx = self._lib, self._ctx
+        if not lib.llama_memory_seq_rm(lib.llama_get_memory(ctx), 0, len(prompt), -1):
+            return None
+        size = lib.llama_state_seq_get_size(ctx, 0)
+        cells = (ctypes.c_uint8 * size)()
+        if size == 0 or lib.llama_state_seq_get_data(ctx, cells, size, 0) != size:
+            return None
+        return list(prompt), cells
 
     def _batch_size(self, n_seq: int) -> int:
         """Tokens one ``llama_decode`` may take: a prompt chunk, or every sequence with its drafts."""

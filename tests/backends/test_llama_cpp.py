@@ -253,6 +253,33 @@ def test_steps_are_filled_to_the_kernels_width_without_changing_the_text(tiny_gg
         filled.close()
 
 
+def test_a_feedback_round_that_needs_a_larger_context_still_starts_from_the_first_rounds_prompt(
+        tiny_gguf: tuple[Path, Path]) -> None:
+    """The repair turns are longer than the first round's prompt: a new context, with the first round's prompt in it."""
+    warm = tiny(tiny_gguf, n_threads=1)
+    cold = tiny(tiny_gguf, n_threads=1)
+    try:
+        first = warm.generate(MESSAGES, 3, SamplingParams(max_tokens=8, temperature=1.0, top_p=0.95, seed=2))
+        size = warm._ctx_size
+        turns = [[*MESSAGES, {"role": "assistant", "content": reply or "int sum(const int *a, int n);"},
+                  {"role": "user", "content": f"Candidate {i} returned 0 where 55 was expected for n = 10. Fix it."}]
+                 for i, reply in enumerate(first)]
+        greedy = SamplingParams(max_tokens=300, temperature=0.0, top_p=0.95, seed=0)
+        texts = warm.generate_turns(turns, greedy, [5, 6, 7])
+        assert warm._ctx_size > size  # the premise: these turns did not fit the first round's context
+        prompt = warm.tokenize(warm.apply_template(MESSAGES))
+        heads = [warm.tokenize(warm.apply_template(t)) for t in turns]
+        # All of the first round's prompt that the turns share, but the shared part's last token (every request reads its last).
+        shared = len(os.path.commonprefix(heads))
+        assert warm.last_stats.reused_prompt_tokens == min(len(os.path.commonprefix([prompt, *heads])), shared - 1) > 0
+        assert cold.generate_turns(turns, greedy, [5, 6, 7]) == texts  # the cells carried over are the prompt's
+        assert cold.last_stats.reused_prompt_tokens == 0
+        assert warm.generate(MESSAGES, 2, greedy) == cold.generate(MESSAGES, 2, greedy)  # the cache stays sound
+    finally:
+        warm.close()
+        cold.close()
+
+
 def test_different_conversations_sample_together_as_each_would_alone(tiny_gguf: tuple[Path, Path]) -> None:
     """Feedback turns share the first turn's prompt and differ after it: one batch, each the text it gets alone."""
     first = [*MESSAGES, {"role": "assistant", "content": "int sum(const int *a, int n) { return 0; }"}]
