@@ -625,3 +625,58 @@ def test_output_held_open_by_an_escaped_process_leaves_no_descriptor_or_thread()
             os.fstat(read_end)
     finally:
         os.close(write_end)
+
+
+def _candidates_under(folder: Path, *, busy_s: float = 0.0) -> list[int]:
+    """The live processes whose program lies under ``folder`` (a verifier's worker of a candidate) and that have
+    used at least ``busy_s`` of CPU time."""
+    found = []
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
+                continue  # killed, not yet reaped
+            argv0 = (entry / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+        except (OSError, IndexError):
+            continue
+        cpu_s = (int(fields[11]) + int(fields[12])) / tick  # utime and stime
+        if argv0.startswith(str(folder)) and argv0.endswith("/candidate") and cpu_s >= busy_s:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_candidate_does_not_outlive_a_killed_perfalign(mode: str) -> None:
+    """An editor that kills its server (kill -9) leaves nothing running: not even a candidate that never returns."""
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    script = textwrap.dedent(f"""
+        from pathlib import Path
+        from perfalign.server.settings import Settings
+        from perfalign.server.verify import verify_source
+        original = Path({str(cases / "prefix" / "original.c")!r}).read_text()
+        endless = Path({str(cases / "bad" / "loops_forever.c")!r}).read_text()
+        verify_source(original, "c", "prefix_sums", endless, settings=Settings(min_time_ms=1.0, sandbox={mode == "bubblewrap"}))
+    """)
+    # The verifier's folders in a temporary folder of this test's own, which the throw-away users can reach.
+    scratch = Path(tempfile.mkdtemp(prefix="perfalign-killed-"))
+    os.chmod(scratch, 0o755)
+    perfalign = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(scratch)})
+    try:
+        deadline = time.monotonic() + 120
+        while not _candidates_under(scratch, busy_s=0.5):  # inside the endless call (between calls it would read
+            # the end of its commands and stop by itself)
+            assert perfalign.poll() is None and time.monotonic() < deadline, "the candidate never started"
+            time.sleep(0.05)
+        perfalign.kill()
+        perfalign.wait()
+        deadline = time.monotonic() + 10
+        while _candidates_under(scratch) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _candidates_under(scratch) == [], "the candidate runs on after perfalign was killed"
+    finally:
+        perfalign.kill()
+        for pid in _candidates_under(scratch):
+            os.kill(pid, 9)
+        shutil.rmtree(scratch, ignore_errors=True)

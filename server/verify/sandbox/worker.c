@@ -36,6 +36,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -378,6 +379,45 @@ static int pf_threads_allowed(char **envp) {
     return 0;
 }
 
+#ifdef PF_RAW
+#define pf_getpid() pf_sys6(__NR_getpid, 0, 0, 0, 0, 0, 0)
+#define pf_fcntl(fd, op, arg) pf_ret(pf_sys6(__NR_fcntl, (fd), (op), (long)(arg), 0, 0, 0))
+#define pf_ppoll(fds, n, ts) pf_ret(pf_sys6(__NR_ppoll, (long)(fds), (n), (long)(ts), 0, 8, 0))
+#define pf_exit_group(code) pf_sys6(__NR_exit_group, (code), 0, 0, 0, 0, 0)
+#else
+#define pf_getpid() (long)getpid()
+#define pf_fcntl(fd, op, arg) fcntl((fd), (op), (arg))
+#define pf_ppoll(fds, n, ts) ppoll((fds), (n), (ts), 0)
+#define pf_exit_group(code) _exit(code)
+#endif
+
+/* perfalign closed the command channel: it is gone (an editor that killed its server, a kill -9). End at once,
+   even in the middle of a call that would never return. The kernel's "die with your parent" cannot do this: the
+   parent is bubblewrap, which runs as another user and may not signal this one. */
+static void on_sigio(int sig) {
+    struct pollfd channel;
+    struct timespec now = {0, 0};
+    int saved = errno;
+    (void)sig;
+    channel.fd = CMD_IN;
+    channel.events = POLLIN;
+    channel.revents = 0;
+    if (pf_ppoll(&channel, 1, &now) == 1 && (channel.revents & POLLHUP)) pf_exit_group(75);
+    errno = saved;
+}
+
+/* Ask for SIGIO when the command channel's writer, perfalign, goes (and when it writes: on_sigio then returns). */
+static void pf_end_with_perfalign(void) {
+    struct sigaction sa;
+    long flags = pf_fcntl(CMD_IN, F_GETFL, 0);
+    if (flags < 0) return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigio;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGIO, &sa, 0);
+    if (pf_fcntl(CMD_IN, F_SETOWN, pf_getpid()) == 0) pf_fcntl(CMD_IN, F_SETFL, flags | O_ASYNC);
+}
+
 __attribute__((constructor(101))) static void pf_lockdown(int argc, char **argv, char **envp) {
 #ifdef PF_NO_LOCKDOWN
     (void)argc, (void)argv, (void)envp;  /* sanitizer builds: their runtimes start threads of their own */
@@ -650,6 +690,7 @@ int main(void) {
         if (null >= 0 && null != REPLY_OUT) dup2(null, REPLY_OUT);
     }
     install_handlers();
+    pf_end_with_perfalign();
     setvbuf(stdout, 0, _IOFBF, 1 << 16);
     for (;;) {
         if (!read_all(CMD_IN, &h, sizeof h) || h.magic != PF_MAGIC) return 0;
