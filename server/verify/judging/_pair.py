@@ -156,9 +156,12 @@ class Pair:
         return sum(c * p.esize for c, p in zip(counts, self.iface.params))
 
     @staticmethod
-    def setup(worker: Worker, case: Case, counts: list[int], layout: Layout, alias_of: list[int], timeout: float) -> None:
+    def setup(worker: Worker, case: Case, counts: list[int], layout: Layout, alias_of: list[int], timeout: float,
+              *, keep: bool = False) -> None:
+        """Set ``case`` up on ``worker``; ``keep`` when the worker sets the same case up next again."""
         worker.setup(seed=case.seed, array_profile=case.array_profile, scalar_profile=int(case.scalars),
-                     lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of, timeout=timeout)
+                     lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of, timeout=timeout,
+                     keep=keep)
 
     def results(self, worker: Worker, layout: Layout, counts: list[int], timeout: float) -> Results:
         return results(worker, self.iface, layout, counts, worker.dump(layout, timeout))
@@ -204,25 +207,26 @@ class Pair:
                 reference, level = self.known.references[case], self.known.levels[case]
             runs = [(t, r) for t in threads or [0] for r in range(case.repeats)]
             expected: Results | None = None
-            for t, run in runs:
+            for index, (t, run) in enumerate(runs):
                 at = f" at {t} threads" if t else ""
+                again = index + 1 < len(runs)  # the candidate sets this case up again next: its worker keeps the inputs
                 try:
                     if t and run == 0:
                         self.candidate.set_threads(t, timeout=timeout)
                     if expected is None and self.known is not None and case in self.known.results:
                         # The original's results on this case are known: the candidate alone runs it.
                         expected = self.known.results[case]
-                        self.setup(self.candidate, case, counts, layout, alias_of, timeout)
+                        self.setup(self.candidate, case, counts, layout, alias_of, timeout, keep=again)
                         self.candidate.call(timeout)
                     elif expected is None:
                         # The first run of a case: both sides at once (nothing is timed here).
-                        expected = self._both(case, counts, layout, alias_of, timeout)
+                        expected = self._both(case, counts, layout, alias_of, timeout, keep=again)
                         if isinstance(expected, Outcome):
                             return expected
                         if self.known is not None:
                             self.known.keep(case, expected)
                     else:
-                        self.setup(self.candidate, case, counts, layout, alias_of, timeout)
+                        self.setup(self.candidate, case, counts, layout, alias_of, timeout, keep=again)
                         self.candidate.call(timeout)
                     # An OpenMP runtime keeps the threads of earlier, larger teams: the budget is the largest.
                     if t and (used := self.candidate.threads_after(budget)) > budget:
@@ -241,11 +245,13 @@ class Pair:
         return None
 
     def _both(self, case: Case, counts: list[int], layout: Layout, alias_of: list[int],
-              timeout: float) -> Results | Outcome:
-        """Set up and call both sides together; the original's results (a copy)."""
+              timeout: float, *, keep: bool = False) -> Results | Outcome:
+        """Set up and call both sides together; the original's results (a copy). ``keep``: the candidate's side
+        sets the case up again next."""
         for worker in (self.original, self.candidate):
             worker.send_setup(seed=case.seed, array_profile=case.array_profile, scalar_profile=int(case.scalars),
-                              lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of)
+                              lens=list(case.lengths), counts=counts, layout=layout, alias_of=alias_of,
+                              keep=keep and worker is self.candidate)
         for worker in (self.original, self.candidate):
             worker.setup_done(len(counts), timeout)
         for worker in (self.original, self.candidate):

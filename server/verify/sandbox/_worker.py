@@ -50,13 +50,17 @@ def encode(op: int, payload: bytes = b"") -> bytes:
 
 
 def setup_payload(*, seed: int, array_profile: int, scalar_profile: int, lens: list[int], counts: list[int],
-                  layout: "Layout | None", alias_of: list[int], shm_size: int = 0) -> bytes:
-    """A SETUP command's payload; with ``layout`` None the worker allocates exactly sized heap buffers."""
+                  layout: "Layout | None", alias_of: list[int], shm_size: int = 0, keep: bool = False) -> bytes:
+    """A SETUP command's payload; with ``layout`` None the worker allocates exactly sized heap buffers.
+
+    ``keep``: the same case is set up again next on this worker; it keeps the inputs and copies them then,
+    instead of drawing them again.
+    """
     n = len(counts)
     offsets = layout.offsets if layout is not None else [0] * n
     at_end = layout.at_end if layout is not None else [0] * n
     payload = struct.pack("<QiiiiQ", seed & 0xFFFFFFFFFFFFFFFF, array_profile, scalar_profile,
-                          ALLOC_SHARED if layout is not None else ALLOC_EXACT, 0, shm_size)
+                          ALLOC_SHARED if layout is not None else ALLOC_EXACT, int(keep), shm_size)
     return payload + struct.pack(f"<{len(lens)}q{n}Q{n}Q{n}i{n}i", *lens, *counts, *offsets, *at_end, *alias_of)
 
 
@@ -390,14 +394,17 @@ class Worker:
         return list(struct.unpack(f"<{len(payload) // 8}Q", payload))
 
     def setup(self, *, seed: int, array_profile: int, scalar_profile: int, lens: list[int], counts: list[int],
-              layout: Layout | None, alias_of: list[int], timeout: float) -> list[tuple[int, int]]:
-        """Generate a case's inputs; with ``layout`` None, in exactly sized heap buffers (for AddressSanitizer)."""
+              layout: Layout | None, alias_of: list[int], timeout: float, keep: bool = False) -> list[tuple[int, int]]:
+        """Generate a case's inputs; with ``layout`` None, in exactly sized heap buffers (for AddressSanitizer).
+
+        ``keep``: the same case is set up next again (see :func:`setup_payload`).
+        """
         self.send_setup(seed=seed, array_profile=array_profile, scalar_profile=scalar_profile, lens=lens, counts=counts,
-                        layout=layout, alias_of=alias_of)
+                        layout=layout, alias_of=alias_of, keep=keep)
         return self.setup_done(len(counts), timeout)
 
     def send_setup(self, *, seed: int, array_profile: int, scalar_profile: int, lens: list[int], counts: list[int],
-                   layout: Layout | None, alias_of: list[int]) -> None:
+                   layout: Layout | None, alias_of: list[int], keep: bool = False) -> None:
         """The SETUP command alone: two workers generate their inputs at the same time."""
         if layout is not None and layout.size > self.shm_size:
             # The file only grows: the worker closes what lies beyond this case's layout until the dump.
@@ -405,7 +412,7 @@ class Worker:
             self.shm_size = layout.size
         self._send(OP_SETUP, setup_payload(seed=seed, array_profile=array_profile, scalar_profile=scalar_profile,
                                            lens=lens, counts=counts, layout=layout, alias_of=alias_of,
-                                           shm_size=self.shm_size))
+                                           shm_size=self.shm_size, keep=keep))
 
     def setup_done(self, n: int, timeout: float) -> list[tuple[int, int]]:
         """The reply to :meth:`send_setup`: each array's address range.
