@@ -26,7 +26,7 @@ from optimize_bench import OPENMP_EXAMPLES, examples  # noqa: E402
 from perfalign.server import cparse  # noqa: E402
 from perfalign.server.backends import SamplingParams, create_backend  # noqa: E402
 from perfalign.server.optimize import STOP, build_messages  # noqa: E402
-from perfalign.server.optimize._pipeline import OptimizeRequest  # noqa: E402
+from perfalign.server.optimize._pipeline import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, DEFAULT_TOP_P  # noqa: E402
 from perfalign.server.settings import Settings  # noqa: E402
 
 # A repair turn's feedback, of the length and kind a wrong result gets.
@@ -47,10 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(model=args.model or Settings().model)
     backend = create_backend(settings)
     wanted = args.functions.split(",")
-    job = OptimizeRequest(path=Path("f.c"), function="f")  # a job's default sampling settings
-    first = SamplingParams(max_tokens=job.max_tokens, temperature=job.temperature, top_p=job.top_p, seed=1,
+    # A job's default sampling settings.
+    first = SamplingParams(max_tokens=DEFAULT_MAX_TOKENS, temperature=DEFAULT_TEMPERATURE, top_p=DEFAULT_TOP_P, seed=1,
                            stop=tuple(STOP))
-    greedy = SamplingParams(max_tokens=job.max_tokens, temperature=0.0, top_p=job.top_p, seed=1, stop=tuple(STOP))
+    greedy = SamplingParams(max_tokens=DEFAULT_MAX_TOKENS, temperature=0.0, top_p=DEFAULT_TOP_P, seed=1,
+                            stop=tuple(STOP))
     rows = []
     try:
         for path, name in examples(None):

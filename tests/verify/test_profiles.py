@@ -8,7 +8,7 @@ from perfalign.server.settings import Settings
 from perfalign.server.verify import FunctionVerifier
 from perfalign.server.verify._prepare import original_lockdown
 from perfalign.server.verify.harness import _cases
-from perfalign.server.verify.harness._units import ArrayProfile
+from perfalign.server.verify.harness._units import ArrayProfile, ScalarProfile
 from perfalign.server.verify.judging._pair import Pair
 
 # One array of each element size and kind the glue sorts: floating point, signed and unsigned integers.
@@ -62,8 +62,6 @@ BUMP = """void bump(double *a, const long long *b, int n, double k) {
 def test_a_case_set_up_again_gets_the_inputs_it_was_drawn_with(profile: ArrayProfile) -> None:
     # The same case at the next thread count (or repeated) is copied from what the worker kept, not drawn again:
     # after a call changed its arrays, it gets exactly what a worker drawing it afresh gets.
-    from perfalign.server.verify.harness._units import ScalarProfile
-
     with FunctionVerifier(BUMP, "c", "bump", settings=Settings(min_time_ms=1.0)) as verifier:
         assert verifier.prepare() is None
         prepared = verifier._prepared

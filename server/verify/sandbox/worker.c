@@ -525,10 +525,7 @@ static unsigned char *kept;
 static size_t kept_cap, kept_len, kept_key;  /* mapped, used, and of that the payload's bytes; kept_len 0: none */
 
 static int kept_matches(const unsigned char *key, size_t n) {
-    int same;
-    if (!kept_len || n != kept_key) return 0;
-    same = memcmp(kept, key, n) == 0;
-    return same;
+    return kept_len && n == kept_key && memcmp(kept, key, n) == 0;
 }
 
 /* Copy the kept arrays and scalars into this case's buffers (same layout: the payloads are the same). */
